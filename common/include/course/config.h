@@ -1,0 +1,58 @@
+// Per-lab thresholds, read from grader/thresholds/labNN.toml: a small TOML subset.
+//
+//   # comment
+//   [default]                      # used for any GPU without its own section (a notice is printed)
+//   min_fraction_of_copy = 0.70
+//   [sm_90]                        # compute capability 9.0: H100, H200
+//   min_fraction_of_copy = 0.80
+//   [meta]
+//   calibrated_on = "NVIDIA H200, 2026-11-22, CUDA 13.0"
+//
+// Values are numbers, "strings" or true/false. Errors name the file and line.
+#pragma once
+
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace course {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Config {
+ public:
+  static Config parse(const std::string& text, const std::string& source_name);
+  static Config load(const std::string& path);
+
+  bool has(const std::string& section, const std::string& key) const;
+  double number(const std::string& section, const std::string& key) const;
+  std::string string(const std::string& section, const std::string& key) const;
+  const std::string& source() const { return source_; }
+
+ private:
+  struct Value {
+    std::string text;
+    bool is_string = false;
+    int line = 0;
+  };
+  const Value& find(const std::string& section, const std::string& key) const;
+
+  std::string source_;
+  std::map<std::string, std::map<std::string, Value>> sections_;
+};
+
+// A lab's threshold for this GPU: the [sm_XY] section if it has the key, else [default] with a notice.
+struct Threshold {
+  double value = 0.0;
+  std::string section;  // where it came from
+  std::string notice;   // non-empty when the default was used for an uncalibrated GPU
+};
+Threshold lookup_threshold(const Config& config, const std::string& key, const std::string& arch);
+
+// grader/thresholds/<lab>.toml, or $COURSE_THRESHOLDS_DIR/<lab>.toml when that is set.
+Config load_lab_config(const std::string& lab);
+
+}  // namespace course

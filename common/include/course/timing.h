@@ -1,0 +1,37 @@
+// Timing a kernel the honest way: CUDA events around each run, warm-up runs first, the L2 cache flushed before
+// every timed run, the device fully synchronized after it (so work on any stream is inside the measurement), and
+// the median of many runs reported with its spread.
+//
+//   course::Timing t = course::time_runs([&] { matadd(a, b, c, rows, cols, 0); });
+//   double gbps = 3.0 * bytes_per_array / (t.median_ms * 1e6);
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace course {
+
+struct TimingOptions {
+  int warmup = 3;
+  int runs = 25;
+  bool flush_l2 = true;
+  // Called before each run, outside the timed region (e.g. to upload fresh inputs or re-poison the output).
+  std::function<void()> before_each;
+};
+
+struct Timing {
+  std::vector<double> samples_ms;
+  double median_ms = 0.0;
+  double min_ms = 0.0;
+  double max_ms = 0.0;
+  double spread = 0.0;  // (max - min) / median
+};
+
+// Times `launch` (which enqueues GPU work). Launch errors are checked after every run.
+Timing time_runs(const std::function<void()>& launch, const TimingOptions& options = {});
+
+// Bandwidth in GB/s of `bytes` moved in `ms` milliseconds.
+inline double gigabytes_per_second(double bytes, double ms) { return bytes / (ms * 1.0e6); }
+
+}  // namespace course

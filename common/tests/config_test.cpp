@@ -1,0 +1,84 @@
+#include "course/config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace {
+
+const char* kText = R"(# thresholds
+[meta]
+calibrated_on = "NVIDIA H200, 2026-11-22"   # a comment after a value
+
+[default]
+min_ratio = 1.25
+[sm_90]
+min_ratio = 1.4
+enabled = true
+)";
+
+TEST(Config, ParsesSectionsNumbersStringsAndComments) {
+  const auto c = course::Config::parse(kText, "t.toml");
+  EXPECT_EQ(c.string("meta", "calibrated_on"), "NVIDIA H200, 2026-11-22");
+  EXPECT_DOUBLE_EQ(c.number("default", "min_ratio"), 1.25);
+  EXPECT_DOUBLE_EQ(c.number("sm_90", "min_ratio"), 1.4);
+  EXPECT_TRUE(c.has("sm_90", "enabled"));
+  EXPECT_FALSE(c.has("sm_80", "min_ratio"));
+}
+
+TEST(Config, ErrorsNameFileAndLine) {
+  auto error_of = [](const std::string& text) {
+    try {
+      course::Config::parse(text, "lab.toml");
+    } catch (const course::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("[a]\nx = 1\nx = 2\n"), "lab.toml:3: key 'x' appears twice in [a]");
+  EXPECT_EQ(error_of("x = 1\n"), "lab.toml:1: 'x = 1' comes before any [section]");
+  EXPECT_EQ(error_of("[a]\nx = 1.2.3\n"), "lab.toml:2: value of 'x' is not a number: '1.2.3'");
+  EXPECT_EQ(error_of("[a\n"), "lab.toml:1: a section header must end with ']'");
+  EXPECT_EQ(error_of("[a]\njust words\n"), "lab.toml:2: expected 'key = value' or '[section]', got 'just words'");
+  EXPECT_EQ(error_of("[a]\ns = \"open\n"), "lab.toml:2: unterminated string for key 's'");
+  EXPECT_EQ(error_of("[a]\nx =\n"), "lab.toml:2: key 'x' has no value");
+}
+
+TEST(Config, TypeAndMissingKeyErrors) {
+  const auto c = course::Config::parse(kText, "t.toml");
+  EXPECT_THROW(c.number("meta", "calibrated_on"), course::ConfigError);
+  EXPECT_THROW(c.string("default", "min_ratio"), course::ConfigError);
+  EXPECT_THROW(c.number("default", "missing"), course::ConfigError);
+  EXPECT_THROW(c.number("nosuchsection", "min_ratio"), course::ConfigError);
+}
+
+TEST(Config, ThresholdPrefersTheArchitectureSection) {
+  const auto c = course::Config::parse(kText, "t.toml");
+  const auto t = course::lookup_threshold(c, "min_ratio", "sm_90");
+  EXPECT_DOUBLE_EQ(t.value, 1.4);
+  EXPECT_EQ(t.section, "sm_90");
+  EXPECT_TRUE(t.notice.empty());
+}
+
+TEST(Config, UnknownGpuFallsBackToDefaultWithANotice) {
+  const auto c = course::Config::parse(kText, "t.toml");
+  const auto t = course::lookup_threshold(c, "min_ratio", "sm_86");
+  EXPECT_DOUBLE_EQ(t.value, 1.25);
+  EXPECT_EQ(t.section, "default");
+  EXPECT_NE(t.notice.find("sm_86"), std::string::npos);
+}
+
+TEST(Config, LoadReportsAMissingFile) {
+  EXPECT_THROW(course::Config::load("/nonexistent/lab99.toml"), course::ConfigError);
+}
+
+TEST(Config, EveryLabThresholdFileParsesAndHasADefault) {
+  // The committed files: a typo there would otherwise only show on the grading GPU.
+  for (const char* lab : {"lab01"}) {
+    const auto c = course::load_lab_config(lab);
+    EXPECT_TRUE(c.has("meta", "calibrated_on")) << lab;
+    EXPECT_TRUE(c.has("meta", "metric")) << lab;
+  }
+}
+
+}  // namespace
