@@ -1,0 +1,157 @@
+# course_add_lab(): the one function that adds a lab. For lab NN it builds and registers
+#
+#   student  (COURSE_STUDENT_DIR/NN_name, default labs/):  tests named  labNN.<Suite>.<Case>         GPU
+#                                                                      labNN.cpu.<Suite>.<Case>     CPU backend, fast
+#                                                                      labNN.check.<Suite>.<Case>   CPU backend, check
+#   solution (solutions/NN_name):                          the same, named solutionNN.…  (not matched by -R labNN)
+#   self-test:  course.labNN.skeleton_matches_solution, course.labNN.skeleton_fails, course.labNN.catalogue.<entry>
+#
+# Test suites whose name ends in "Perf" are perf tests (label perf, run serially, GPU only); the others are
+# correctness tests (label correctness). GPU correctness tests are registered when a GPU is present
+# (COURSE_HAVE_GPU); without one the CPU backend runs them and the perf tests skip with the reason.
+#
+#   course_add_lab(01 01_matadd
+#     SOURCES   matadd.cu                       lab file(s), same names in labs/ and solutions/
+#     TESTS     tests/lab01_matadd_test.cpp     GoogleTest sources (no main)
+#     CATALOGUE catalogue/lab01/*.cu)           known-wrong lab files the CPU backend must reject
+
+set(COURSE_EXPECT_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/expect_failures.cmake")
+
+# Test objects for one backend, compiled once and linked into every executable of that backend.
+function(_course_test_objects lab backend)
+  set(target ${lab}_tests_${backend})
+  add_library(${target} OBJECT ${ARGN})
+  if(backend STREQUAL "gpu")
+    target_link_libraries(${target} PUBLIC course_harness_gpu)
+  else()
+    target_link_libraries(${target} PUBLIC course_harness_cpu)
+  endif()
+  if(backend STREQUAL "check")
+    target_compile_definitions(${target} PUBLIC COURSE_CHECK_MODE=1)
+  endif()
+  target_link_libraries(${target} PUBLIC course_interfaces GTest::gtest)
+endfunction()
+
+# The CPU backend compiles a lab file after course-rewrite has turned its CUDA-only syntax into C++ (keeping the
+# student's file and line numbers). Output: <build>/rewritten/<target>/<name>.cpp.
+function(_course_rewrite out_var source backend target)
+  get_filename_component(name "${source}" NAME_WE)
+  set(output "${CMAKE_CURRENT_BINARY_DIR}/rewritten/${target}/${name}.cpp")
+  set(mode fast)
+  if(backend STREQUAL "check")
+    set(mode check)
+  endif()
+  add_custom_command(OUTPUT "${output}"
+    COMMAND course-rewrite --mode ${mode} "${source}" "${output}"
+    DEPENDS course-rewrite "${source}"
+    COMMENT "course-rewrite (${mode}) ${source}"
+    VERBATIM)
+  set(${out_var} "${output}" PARENT_SCOPE)
+endfunction()
+
+# One test executable: the given lab files (full paths) on `backend`, linked with the lab's test objects.
+function(_course_lab_executable target lab backend)
+  set(sources "")
+  foreach(src IN LISTS ARGN)
+    if(backend STREQUAL "gpu")
+      list(APPEND sources "${src}")
+    else()
+      _course_rewrite(rewritten "${src}" ${backend} ${target})
+      list(APPEND sources "${rewritten}")
+    endif()
+  endforeach()
+  list(GET ARGN 0 first)
+  get_filename_component(src_dir "${first}" DIRECTORY)
+  add_executable(${target} ${sources})
+  target_include_directories(${target} PRIVATE "${src_dir}")
+  target_link_libraries(${target} PRIVATE ${lab}_tests_${backend} GTest::gtest_main)
+  if(backend STREQUAL "gpu")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  endif()
+endfunction()
+
+# Registers the tests of `target` under `prefix` with the labels of `lab` and `role` (student / solution).
+function(_course_register target prefix lab backend role)
+  set(labels "${lab};${role};${backend}")
+  if(role STREQUAL "solution")
+    list(APPEND labels selftest)
+  endif()
+  if(NOT backend STREQUAL "gpu" OR COURSE_HAVE_GPU)
+    gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "-*Perf.*" DISCOVERY_MODE PRE_TEST
+                         PROPERTIES LABELS "${labels};correctness" TIMEOUT 300)
+  endif()
+  if(backend STREQUAL "gpu")
+    gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "*Perf.*" DISCOVERY_MODE PRE_TEST
+                         PROPERTIES LABELS "${labels};perf" RUN_SERIAL TRUE TIMEOUT 300)
+  endif()
+endfunction()
+
+function(course_add_lab number dir)
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "SOURCES;TESTS;CATALOGUE")
+  set(lab "lab${number}")
+  set(backends cpu check)
+  if(COURSE_HAVE_CUDA)
+    list(PREPEND backends gpu)
+  endif()
+  foreach(backend IN LISTS backends)
+    _course_test_objects(${lab} ${backend} ${ARG_TESTS})
+  endforeach()
+
+  set(roles student)
+  if(COURSE_BUILD_SOLUTIONS)
+    list(APPEND roles solution)
+  endif()
+  foreach(role IN LISTS roles)
+    if(role STREQUAL "student")
+      set(src_dir "${COURSE_STUDENT_DIR}/${dir}")
+      set(prefix "${lab}")
+    else()
+      set(src_dir "${PROJECT_SOURCE_DIR}/solutions/${dir}")
+      set(prefix "solution${number}")
+    endif()
+    foreach(backend IN LISTS backends)
+      set(test_prefix "${prefix}")
+      if(NOT backend STREQUAL "gpu")
+        set(test_prefix "${prefix}.${backend}")
+      endif()
+      list(TRANSFORM ARG_SOURCES PREPEND "${src_dir}/" OUTPUT_VARIABLE files)
+      _course_lab_executable(${prefix}_${backend} ${lab} ${backend} ${files})
+      _course_register(${prefix}_${backend} "${test_prefix}" ${lab} ${backend} ${role})
+    endforeach()
+  endforeach()
+
+  # ---- self-test: only about the course's own files, so only when the student folder is the course's ----
+  if(NOT COURSE_BUILD_SOLUTIONS OR NOT COURSE_STUDENT_DIR STREQUAL "${PROJECT_SOURCE_DIR}/labs")
+    return()
+  endif()
+  foreach(src IN LISTS ARG_SOURCES)
+    add_test(NAME course.${lab}.skeleton_matches_solution.${src}
+             COMMAND course-skeleton-diff "${PROJECT_SOURCE_DIR}/labs/${dir}/${src}"
+                                          "${PROJECT_SOURCE_DIR}/solutions/${dir}/${src}")
+    set_tests_properties(course.${lab}.skeleton_matches_solution.${src} PROPERTIES LABELS "selftest;${lab}")
+  endforeach()
+  add_test(NAME course.${lab}.skeleton_fails
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_check> -DEXPECT=wrong
+                   -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${lab}_skeleton -P "${COURSE_EXPECT_SCRIPT}")
+  set_tests_properties(course.${lab}.skeleton_fails PROPERTIES LABELS "selftest;${lab}")
+
+  # Known-wrong kernels: each file's header says what the CPU backend must report:
+  #   // expect: <category> at line <N>      e.g. // expect: race at line 27
+  #   // expect: wrong                       the output is wrong (any failure of a correctness test)
+  foreach(entry IN LISTS ARG_CATALOGUE)
+    get_filename_component(entry "${entry}" ABSOLUTE)
+    get_filename_component(name "${entry}" NAME_WE)
+    file(STRINGS "${entry}" expect_line REGEX "^// expect: " LIMIT_COUNT 1)
+    if(NOT expect_line)
+      message(FATAL_ERROR "${entry}: catalogue entries need a '// expect: ...' line")
+    endif()
+    string(REGEX REPLACE "^// expect: " "" expectation "${expect_line}")
+    set(exe ${lab}_catalogue_${name})
+    # An entry is a complete lab file (the lab's first source file), wrong in one known way.
+    _course_lab_executable(${exe} ${lab} check "${entry}")
+    add_test(NAME course.${lab}.catalogue.${name}
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DEXPECT=${expectation}"
+                     -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe} -P "${COURSE_EXPECT_SCRIPT}")
+    set_tests_properties(course.${lab}.catalogue.${name} PROPERTIES LABELS "selftest;${lab};catalogue")
+  endforeach()
+endfunction()

@@ -1,0 +1,108 @@
+// Lab 01 tests. Correctness: matadd() against a double-precision CPU reference on random inputs, at awkward sizes.
+// Perf: the bandwidth it achieves as a fraction of a device-to-device copy timed in the same process.
+#include "lab01_matadd.h"
+
+#include <course/device_buffer.h>
+#include <course/lab_runner.h>
+#include <course/random.h>
+#include <course/reference/matadd.h>
+#include <course/testing.h>
+#include <course/timing.h>
+#include <course/validate.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Shape {
+  int rows;
+  int cols;
+};
+
+std::vector<Shape> correctness_shapes() {
+  std::vector<Shape> shapes = {
+      {1, 1},                   // one element
+      {1, 97},    {97, 1},      // a prime, as a row and as a column
+      {31, 33},   {33, 31},     // one warp, minus and plus one
+      {7, 256},   {255, 257},   // a 256-thread block, exactly, minus and plus one
+      {17, 4096},               // non-square; cols % 4 == 0 (a float4 path, if you wrote one, runs here)
+      {64, 1028},               // cols % 4 == 0, not a multiple of a warp
+  };
+  if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
+    shapes.push_back({1023, 1025});         // 1024 minus and plus one
+    shapes.push_back({1, (1 << 24) + 17});  // a large odd size: 2^24 + 17 elements in one row
+    shapes.push_back({4099, 4093});         // two primes, about 2^24 elements
+  }
+  return shapes;
+}
+
+std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
+  return std::to_string(info.param.rows) + "x" + std::to_string(info.param.cols);
+}
+
+std::string call_text(const Shape& s) {
+  return "matadd(a, b, c, " + std::to_string(s.rows) + ", " + std::to_string(s.cols) + ", stream 0)";
+}
+
+// One addition in float: the result is within half an ulp of the exact sum.
+constexpr double kTolerance = 1.0e-6;
+
+class MatAdd : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(MatAdd, MatchesReference) {
+  COURSE_REQUIRE_DEVICE();
+  const Shape s = GetParam();
+  const std::size_t n = course::require_int_indexable("matrix", {s.rows, s.cols});
+  const std::vector<float> a_host = course::random_floats(n, course::test_seed(101));
+  const std::vector<float> b_host = course::random_floats(n, course::test_seed(102));
+  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(n, "C");
+  c.poison();
+
+  course::run_launcher(call_text(s), [&] { matadd(a.data(), b.data(), c.data(), s.rows, s.cols, 0); });
+
+  const auto result = course::compare(c.download(), course::matadd_reference(a_host, b_host), kTolerance,
+                                      {"C", static_cast<std::size_t>(s.rows), static_cast<std::size_t>(s.cols)});
+  EXPECT_TRUE(course::matches(result));
+  EXPECT_TRUE(course::same_bits(a.download(), a_host)) << "matadd() changed its input A";
+  EXPECT_TRUE(course::same_bits(b.download(), b_host)) << "matadd() changed its input B";
+}
+
+INSTANTIATE_TEST_SUITE_P(, MatAdd, ::testing::ValuesIn(correctness_shapes()), shape_name);
+
+// ---- perf -------------------------------------------------------------------------------------------------------------
+
+TEST(MatAddPerf, BandwidthVsCopy) {
+  COURSE_REQUIRE_TIMING();
+  constexpr Shape s{8192, 8192};  // 2^26 floats: 256 MiB per matrix, several times any L2
+  const std::size_t n = course::require_int_indexable("matrix", {s.rows, s.cols});
+  const std::vector<float> a_host = course::random_floats(n, course::test_seed(111));
+  const std::vector<float> b_host = course::random_floats(n, course::test_seed(112));
+  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(n, "C");
+  const double bytes = static_cast<double>(n) * sizeof(float);
+
+  auto copy = [&] { CUDA_CHECK(cudaMemcpyAsync(c.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, 0)); };
+  auto lab = [&] { matadd(a.data(), b.data(), c.data(), s.rows, s.cols, 0); };
+  // The copy is timed before and after the lab, so a drift in clocks during the test affects both sides.
+  const course::Timing copy1 = course::time_runs(copy);
+  const course::Timing mine = course::time_runs(lab);
+  const course::Timing copy2 = course::time_runs(copy);
+  const double copy_gbps = course::gigabytes_per_second(2 * bytes, 0.5 * (copy1.median_ms + copy2.median_ms));
+  const double lab_gbps = course::gigabytes_per_second(3 * bytes, mine.median_ms);
+  std::printf("device-to-device copy: %.0f GB/s (median %.4f / %.4f ms)\n", copy_gbps, copy1.median_ms,
+              copy2.median_ms);
+  std::printf("matadd:                %.0f GB/s (median %.4f ms, spread %.1f %%)\n", lab_gbps, mine.median_ms,
+              100 * mine.spread);
+
+  // The timed runs must have computed the right thing too.
+  c.poison();
+  course::run_launcher(call_text(s), lab);
+  EXPECT_TRUE(course::matches(course::compare(c.download(), course::matadd_reference(a_host, b_host), kTolerance,
+                                              {"C", static_cast<std::size_t>(s.rows), static_cast<std::size_t>(s.cols)})));
+
+  const course::Config config = course::load_lab_config("lab01");
+  course::expect_ratio_at_least("matadd bandwidth / copy bandwidth", lab_gbps / copy_gbps,
+                                course::lookup_threshold(config, "min_fraction_of_copy", course::device_info().arch()));
+}
+
+}  // namespace
