@@ -132,10 +132,11 @@ Threshold lookup_threshold(const Config& config, const std::string& key, const s
   return t;
 }
 
-Config load_lab_config(const std::string& lab) {
+std::string thresholds_dir() {
   const char* dir = std::getenv("COURSE_THRESHOLDS_DIR");
-  const std::string base = (dir != nullptr && *dir != '\0') ? dir : COURSE_THRESHOLDS_DIR;
-  return Config::load(base + "/" + lab + ".toml");
+  return (dir != nullptr && *dir != '\0') ? dir : COURSE_THRESHOLDS_DIR;
 }
+
+Config load_lab_config(const std::string& lab) { return Config::load(thresholds_dir() + "/" + lab + ".toml"); }
 
 }  // namespace course

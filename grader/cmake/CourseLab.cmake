@@ -13,7 +13,17 @@
 #   course_add_lab(01 01_matadd
 #     SOURCES   matadd.cu                       lab file(s), same names in labs/ and solutions/
 #     TESTS     tests/lab01_matadd_test.cpp     GoogleTest sources (no main)
-#     CATALOGUE catalogue/lab01/*.cu)           known-wrong lab files the CPU backend must reject
+#     BASELINES baselines/copy.cu               .cu files the tests time the lab against (all backends)
+#     CATALOGUE catalogue/lab01/*.cu            known-wrong lab files the CPU backend must reject
+#     VARIANTS  variants/lab01/*.cu)            other correct lab files (e.g. a plain scalar kernel) that must
+#                                               pass every test: with a GPU they show the threshold's margin
+#
+# A catalogue entry is a complete lab file (it replaces the lab's first source file), wrong in one known way. Its
+# header says what must happen:
+#   // expect: <category> at line <N>     the CPU backend's check mode reports <category> at line N (e.g. race)
+#   // expect: wrong                      some correctness test fails cleanly on the CPU backend
+#   // expect: correct                    correct on the CPU backend (an entry that is only slow)
+#   // expect-gpu: perf-fail              (optional, with a GPU) correct but slow: the perf test fails
 
 set(COURSE_EXPECT_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/expect_failures.cmake")
 
@@ -49,10 +59,11 @@ function(_course_rewrite out_var source backend target)
   set(${out_var} "${output}" PARENT_SCOPE)
 endfunction()
 
-# One test executable: the given lab files (full paths) on `backend`, linked with the lab's test objects.
+# One test executable: the given lab files (full paths) plus the lab's baselines on `backend`, linked with the
+# lab's test objects.
 function(_course_lab_executable target lab backend)
   set(sources "")
-  foreach(src IN LISTS ARGN)
+  foreach(src IN LISTS ARGN ${lab}_BASELINES)
     if(backend STREQUAL "gpu")
       list(APPEND sources "${src}")
     else()
@@ -87,8 +98,9 @@ function(_course_register target prefix lab backend role)
 endfunction()
 
 function(course_add_lab number dir)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "SOURCES;TESTS;CATALOGUE")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "SOURCES;TESTS;BASELINES;CATALOGUE;VARIANTS")
   set(lab "lab${number}")
+  list(TRANSFORM ARG_BASELINES PREPEND "${CMAKE_CURRENT_SOURCE_DIR}/" OUTPUT_VARIABLE ${lab}_BASELINES)
   set(backends cpu check)
   if(COURSE_HAVE_CUDA)
     list(PREPEND backends gpu)
@@ -131,27 +143,57 @@ function(course_add_lab number dir)
     set_tests_properties(course.${lab}.skeleton_matches_solution.${src} PROPERTIES LABELS "selftest;${lab}")
   endforeach()
   add_test(NAME course.${lab}.skeleton_fails
-           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_check> -DEXPECT=wrong
+           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_check> -DEXPECT=wrong "-DFILTER=-*Perf.*"
                    -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${lab}_skeleton -P "${COURSE_EXPECT_SCRIPT}")
   set_tests_properties(course.${lab}.skeleton_fails PROPERTIES LABELS "selftest;${lab}")
 
-  # Known-wrong kernels: each file's header says what the CPU backend must report:
-  #   // expect: <category> at line <N>      e.g. // expect: race at line 27
-  #   // expect: wrong                       the output is wrong (any failure of a correctness test)
+  # Known-wrong kernels (see the header of this file for the expectations).
   foreach(entry IN LISTS ARG_CATALOGUE)
     get_filename_component(entry "${entry}" ABSOLUTE)
     get_filename_component(name "${entry}" NAME_WE)
-    file(STRINGS "${entry}" expect_line REGEX "^// expect: " LIMIT_COUNT 1)
-    if(NOT expect_line)
-      message(FATAL_ERROR "${entry}: catalogue entries need a '// expect: ...' line")
+    file(STRINGS "${entry}" expect_cpu REGEX "^// expect: " LIMIT_COUNT 1)
+    file(STRINGS "${entry}" expect_gpu REGEX "^// expect-gpu: " LIMIT_COUNT 1)
+    if(NOT expect_cpu)
+      message(FATAL_ERROR "${entry}: a catalogue entry needs a '// expect: ...' line")
     endif()
-    string(REGEX REPLACE "^// expect: " "" expectation "${expect_line}")
+    string(REGEX REPLACE "^// expect: " "" expect_cpu "${expect_cpu}")
     set(exe ${lab}_catalogue_${name})
-    # An entry is a complete lab file (the lab's first source file), wrong in one known way.
     _course_lab_executable(${exe} ${lab} check "${entry}")
     add_test(NAME course.${lab}.catalogue.${name}
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DEXPECT=${expectation}"
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DEXPECT=${expect_cpu}" "-DFILTER=-*Perf.*"
                      -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe} -P "${COURSE_EXPECT_SCRIPT}")
     set_tests_properties(course.${lab}.catalogue.${name} PROPERTIES LABELS "selftest;${lab};catalogue")
+    if(expect_gpu AND COURSE_HAVE_CUDA)
+      string(REGEX REPLACE "^// expect-gpu: " "" expect_gpu "${expect_gpu}")
+      if(NOT expect_gpu STREQUAL "perf-fail")
+        message(FATAL_ERROR "${entry}: the only GPU expectation is '// expect-gpu: perf-fail'")
+      endif()
+      _course_lab_executable(${exe}_gpu ${lab} gpu "${entry}")
+      if(COURSE_HAVE_GPU)
+        add_test(NAME course.${lab}.catalogue_gpu.${name}
+                 COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}_gpu> -DEXPECT=wrong "-DFILTER=*Perf.*"
+                         -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe}_gpu -P "${COURSE_EXPECT_SCRIPT}")
+        set_tests_properties(course.${lab}.catalogue_gpu.${name} PROPERTIES
+                             LABELS "selftest;${lab};catalogue;perf" RUN_SERIAL TRUE)
+      endif()
+    endif()
+  endforeach()
+
+  # Correct variants: pass on the CPU backend (check mode) and, with a GPU, pass the perf test too.
+  foreach(variant IN LISTS ARG_VARIANTS)
+    get_filename_component(variant "${variant}" ABSOLUTE)
+    get_filename_component(name "${variant}" NAME_WE)
+    set(exe ${lab}_variant_${name})
+    _course_lab_executable(${exe} ${lab} check "${variant}")
+    add_test(NAME course.${lab}.variant.${name} COMMAND ${exe} "--gtest_filter=-*Perf.*")
+    set_tests_properties(course.${lab}.variant.${name} PROPERTIES LABELS "selftest;${lab};variant")
+    if(COURSE_HAVE_CUDA)
+      _course_lab_executable(${exe}_gpu ${lab} gpu "${variant}")
+      if(COURSE_HAVE_GPU)
+        add_test(NAME course.${lab}.variant_gpu.${name} COMMAND ${exe}_gpu)
+        set_tests_properties(course.${lab}.variant_gpu.${name} PROPERTIES
+                             LABELS "selftest;${lab};variant;perf" RUN_SERIAL TRUE)
+      endif()
+    endif()
   endforeach()
 endfunction()

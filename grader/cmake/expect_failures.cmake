@@ -1,11 +1,13 @@
 # Runs a lab test program that must FAIL, and checks that it fails the expected way. Used for the skeletons and for
 # the catalogue of known-wrong kernels.
 #
-#   cmake -DEXE=<test program> -DEXPECT=<expectation> -DWORKDIR=<scratch dir> -P expect_failures.cmake
+#   cmake -DEXE=<test program> -DEXPECT=<expectation> -DFILTER=<gtest filter> -DWORKDIR=<scratch dir>
+#         -P expect_failures.cmake
 #
-# EXPECT is "wrong" (some correctness test fails cleanly), or "<category> at line <N>" (a failure message carries
-# the CPU backend's diagnosis "[<category>] <file>:<N>: ..."). A crash never counts as the expected failure.
-foreach(var EXE EXPECT WORKDIR)
+# EXPECT is "wrong" (some test fails cleanly), "<category> at line <N>" (a failure message carries the CPU backend's
+# diagnosis "[<category>] <file>:<N>: ..."), or "correct" (every test passes: a kernel that is only slow). A crash
+# never counts as the expected outcome.
+foreach(var EXE EXPECT FILTER WORKDIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "expect_failures.cmake needs -D${var}=...")
   endif()
@@ -14,15 +16,23 @@ endforeach()
 file(MAKE_DIRECTORY "${WORKDIR}")
 set(json "${WORKDIR}/result.json")
 file(REMOVE "${json}")
-execute_process(COMMAND "${EXE}" "--gtest_filter=-*Perf.*" "--gtest_output=json:${json}"
+execute_process(COMMAND "${EXE}" "--gtest_filter=${FILTER}" "--gtest_output=json:${json}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT EXISTS "${json}")
   message(FATAL_ERROR "${EXE} ended abnormally (${rc}) instead of failing its tests cleanly:\n${out}\n${err}")
 endif()
 file(READ "${json}" report)
 string(JSON failures GET "${report}" failures)
+string(JSON tests GET "${report}" tests)
+if(EXPECT STREQUAL "correct")
+  if(NOT failures EQUAL 0 OR tests EQUAL 0)
+    message(FATAL_ERROR "expected all ${tests} tests of ${EXE} to pass; ${failures} failed:\n${out}")
+  endif()
+  message(STATUS "correct, as expected (${tests} tests passed)")
+  return()
+endif()
 if(failures EQUAL 0)
-  message(FATAL_ERROR "expected ${EXE} to fail (${EXPECT}), but all its tests passed")
+  message(FATAL_ERROR "expected ${EXE} to fail (${EXPECT}), but its ${tests} tests (${FILTER}) passed or skipped")
 endif()
 
 # Gather every failure message.

@@ -52,7 +52,9 @@ struct Threshold {
 };
 Threshold lookup_threshold(const Config& config, const std::string& key, const std::string& arch);
 
-// grader/thresholds/<lab>.toml, or $COURSE_THRESHOLDS_DIR/<lab>.toml when that is set.
+// grader/thresholds, or $COURSE_THRESHOLDS_DIR when that is set.
+std::string thresholds_dir();
+// <thresholds_dir()>/<lab>.toml
 Config load_lab_config(const std::string& lab);
 
 }  // namespace course
