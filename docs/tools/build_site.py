@@ -1,0 +1,460 @@
+#!/usr/bin/env python3
+"""Assemble and build the course site: docs/ + lab handouts -> build/site-src/ -> mkdocs --strict -> build/site/.
+
+MkDocs reads only inside its docs_dir, and the handouts live in labs/NN_name/README.md, so this script stages
+one folder the site is built from:
+
+  docs/X                     -> build/site-src/X          (docs/tools/ is left out)
+  labs/NN_name/README.md     -> build/site-src/labs/NN_name.md
+
+On the way it
+  * expands code includes: a line `<!-- include: PATH:NAME -->` is followed by a fenced block holding the lines
+    between `// [docs:NAME]` and `// [/docs:NAME]` in PATH (relative to the repository root; `# [docs:NAME]`
+    in Python/CMake). Without `:NAME` the whole file is included, marker lines removed;
+  * rewrites relative links so they work on the site (`../../docs/tiling.md` -> `../tiling.md` in a handout)
+    and turns links to repository files that are not pages (`../../solutions/...`) into `code text`, or into
+    links to --repo-url if one is given (or `repo_url:` is set in mkdocs.yml);
+  * writes a config next to the staging folder from mkdocs.yml, leaving out nav entries whose page does not
+    exist yet (a lab whose handout is not written), and runs `mkdocs build --strict` with it.
+
+Usage (from anywhere; Python 3 standard library only):
+  python3 docs/tools/build_site.py            stage and build the site into build/site/
+  python3 docs/tools/build_site.py --serve    stage, serve on http://127.0.0.1:8000, re-stage when a source changes
+  python3 docs/tools/build_site.py --check    no MkDocs needed: fail if an included block differs from its
+                                              source, a marker, link target or nav page is missing
+  python3 docs/tools/build_site.py --update   rewrite the fenced blocks under include lines from their sources
+"""
+
+import argparse
+import os
+import posixpath
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from urllib.parse import unquote
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from markdown_links import FENCE, is_external, prose_lines, rewrite_links, split_anchor  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALL_HINT = "install with: sudo apt-get install mkdocs mkdocs-material   (or: pip install mkdocs-material)"
+
+INCLUDE = re.compile(r"^<!--\s*include:\s*(?P<spec>\S+?)\s*-->\s*$")
+MARKER = re.compile(r"^\s*(?://|#)\s*\[(?P<end>/?)docs:(?P<name>[A-Za-z0-9_.-]+)\]\s*$")
+LANGUAGES = {".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".cc": "cpp", ".h": "cpp", ".hpp": "cpp",
+             ".py": "python", ".cmake": "cmake", ".txt": "cmake", ".json": "json", ".sh": "bash"}
+LAB_README = re.compile(r"^labs/(?P<lab>\d\d_[A-Za-z0-9_]+)/README\.md$")
+
+
+class SiteError(Exception):
+    """A problem the author must fix; the message names the file and line."""
+
+
+# ---------------------------------------------------------------------------------------------------- pages
+
+def site_pages(root):
+    """Map each repository file that becomes part of the site to its path inside the staging folder."""
+    pages = {}
+    docs = root / "docs"
+    for path in sorted(docs.rglob("*")):
+        rel = path.relative_to(docs).as_posix()
+        if path.is_file() and not rel.startswith("tools/") and "__pycache__" not in rel:
+            pages["docs/" + rel] = rel
+    for readme in sorted((root / "labs").glob("*/README.md")):
+        rel = readme.relative_to(root).as_posix()
+        match = LAB_README.match(rel)
+        if match:
+            pages[rel] = f"labs/{match.group('lab')}.md"
+    return pages
+
+
+# ------------------------------------------------------------------------------------------------- includes
+
+def extract_region(root, spec):
+    """The text a spec `PATH` or `PATH:NAME` names, dedented, ending in a newline. Raises SiteError."""
+    path, _, name = spec.partition(":")
+    source = root / path
+    if not source.is_file():
+        raise SiteError(f"included file {path} does not exist")
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    if not name:
+        body = [line for line in lines if not MARKER.match(line)]
+    else:
+        starts = [i for i, line in enumerate(lines)
+                  if (m := MARKER.match(line)) and m.group("name") == name and not m.group("end")]
+        if not starts:
+            raise SiteError(f"no marker [docs:{name}] in {path}")
+        if len(starts) > 1:
+            raise SiteError(f"marker [docs:{name}] appears {len(starts)} times in {path}")
+        body = []
+        for line in lines[starts[0] + 1:]:
+            m = MARKER.match(line)
+            if m and m.group("name") == name and m.group("end"):
+                break
+            if not m:
+                body.append(line)
+        else:
+            raise SiteError(f"[docs:{name}] in {path} (line {starts[0] + 1}) has no closing [/docs:{name}]")
+    text = textwrap.dedent("".join(body)).strip("\n")
+    if not text:
+        raise SiteError(f"region {spec} is empty")
+    return text + "\n"
+
+
+def render_block(spec, body):
+    """A fenced block for the region; the fence is longer than any backtick run inside."""
+    path = spec.partition(":")[0]
+    lang = LANGUAGES.get(Path(path).suffix, "text")
+    fence = "```"
+    while fence in body:
+        fence += "`"
+    return f"{fence}{lang}\n{body}{fence}\n"
+
+
+def _block_end(lines, start):
+    """Index after the fenced block opening at lines[start], or None if lines[start] opens none."""
+    opening = FENCE.match(lines[start]) if start < len(lines) else None
+    if not opening:
+        return None
+    fence = opening.group(1)
+    for i in range(start + 1, len(lines)):
+        m = FENCE.match(lines[i])
+        if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and lines[i].strip() == m.group(1):
+            return i + 1
+    return len(lines)
+
+
+def expand_includes(text, root, where):
+    """Refresh the block after each include line. Returns (new_text, stale, errors).
+
+    stale: messages for blocks that were missing or differed from their source (the new text fixes them);
+    errors: messages for includes that cannot be resolved (missing file or marker).
+    """
+    lines = text.splitlines(keepends=True)
+    code = {number - 1 for number, _, in_code in prose_lines(text) if in_code}
+    out, stale, errors = [], [], []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        match = None if i in code else INCLUDE.match(line.strip())
+        if match and not line.endswith("\n"):
+            line += "\n"
+        out.append(line)
+        i += 1
+        if not match:
+            continue
+        spec = match.group("spec")
+        try:
+            block = render_block(spec, extract_region(root, spec))
+        except SiteError as e:
+            errors.append(f"{where}:{i}: {e}")
+            continue
+        end = _block_end(lines, i)
+        old = "".join(lines[i:end]) if end else None
+        if old is None:
+            stale.append(f"{where}:{i}: no fenced block after the include of {spec}")
+        elif old.rstrip("\n") != block.rstrip("\n"):
+            stale.append(f"{where}:{i}: the block differs from {spec}")
+        out.append(block)
+        if end:
+            i = end
+    return "".join(out), stale, errors
+
+
+# ---------------------------------------------------------------------------------------------------- links
+
+def _as_code(text, path):
+    bare = text.strip().strip("`")
+    if bare in (path, path + "/", posixpath.basename(path), ""):
+        return f"`{path}`"
+    return f"{text} (`{path}`)"
+
+
+def rewrite_for_site(text, source, pages, root, repo_url=None, ref="main"):
+    """Rewrite the links of repository file `source` for its place in the site. Returns (text, problems).
+
+    problems: link targets that do not exist, images outside the site, and reference-style links to repository
+    files when no repo URL is known. Such links become code text so the site still builds.
+    """
+    problems = []
+    here = posixpath.dirname(source)
+    page_dir = posixpath.dirname(pages.get(source, source))
+
+    def rewrite(link):
+        if not link.target or is_external(link.target):
+            return None
+        path, anchor = split_anchor(link.target)
+        if not path:
+            return None
+        target = posixpath.normpath(posixpath.join(here, unquote(path)))
+        if (root / target).is_dir() and f"{target}/README.md" in pages:
+            target = f"{target}/README.md"
+        where = f"{source}:{link.line}"
+        if target in pages:
+            new = posixpath.relpath(pages[target], page_dir or ".") + anchor
+            if new == link.target:
+                return None
+            return new if link.kind == "refdef" else f"{'!' if link.kind == 'image' else ''}[{link.text}]({new})"
+        if target.startswith("../") or not (root / target).exists():
+            problems.append(f"{where}: link target {link.target} ({target}) does not exist")
+            return None if link.kind in ("refdef", "image") else _as_code(link.text, target)
+        if link.kind == "image":
+            problems.append(f"{where}: image {target} is not under docs/, so the site cannot show it")
+            return None
+        url = None
+        if repo_url:
+            kind = "tree" if (root / target).is_dir() else "blob"
+            url = f"{repo_url.rstrip('/')}/{kind}/{ref}/{target}{anchor}"
+        if link.kind == "refdef":
+            if url is None:
+                problems.append(f"{where}: reference-style link to {target} needs --repo-url; use an inline link")
+                return None
+            return url
+        return f"[{link.text}]({url})" if url else _as_code(link.text, target)
+
+    return rewrite_links(text, rewrite), problems
+
+
+# ------------------------------------------------------------------------------------------------------ nav
+
+NAV_PAGE = re.compile(r"^\s*-\s*(?:[^:\n]+:\s*)?(?P<page>[^\s:]+\.md)\s*$")
+NAV_SECTION = re.compile(r"^(?P<indent>\s*)-\s*[^:\n]+:\s*$")
+
+
+def nav_pages(config_text):
+    """(line_index, page) for each page listed in the nav: block of mkdocs.yml (one entry per line)."""
+    found, in_nav = [], False
+    for i, line in enumerate(config_text.splitlines()):
+        if re.match(r"^nav:\s*$", line):
+            in_nav = True
+        elif in_nav and line.strip() and not line.startswith((" ", "#", "-")):
+            in_nav = False
+        elif in_nav and (m := NAV_PAGE.match(line)):
+            found.append((i, m.group("page")))
+    return found
+
+
+def site_config(config_text, staging, site, existing):
+    """The mkdocs.yml text pointed at the staging folder, without nav pages that are not in `existing`.
+
+    Returns (text, dropped pages). A nav section left empty is dropped too.
+    """
+    lines = config_text.splitlines()
+    dropped = [page for _, page in nav_pages(config_text) if page not in existing]
+    drop = {i for i, page in nav_pages(config_text) if page not in existing}
+    kept = [line for i, line in enumerate(lines) if i not in drop]
+    # Drop sections whose next meaningful line is not indented deeper (their pages all went).
+    changed = True
+    while changed:
+        changed = False
+        for i, line in enumerate(kept):
+            m = NAV_SECTION.match(line)
+            if not m:
+                continue
+            rest = [x for x in kept[i + 1:] if x.strip() and not x.strip().startswith("#")]
+            if not rest or len(rest[0]) - len(rest[0].lstrip()) <= len(m.group("indent")):
+                del kept[i]
+                changed = True
+                break
+    out = []
+    for line in kept:
+        if line.startswith("docs_dir:") or line.startswith("site_dir:"):
+            continue
+        out.append(line)
+    out += [f"docs_dir: {staging}", f"site_dir: {site}"]
+    return "\n".join(out) + "\n", dropped
+
+
+def repo_url_from(config_text):
+    m = re.search(r"^repo_url:\s*['\"]?([^'\"\s]+)", config_text, re.MULTILINE)
+    return m.group(1) if m else None
+
+
+# -------------------------------------------------------------------------------------------------- staging
+
+def staged_files(root, repo_url=None, ref="main"):
+    """What the staging folder should hold: {site path: bytes}, plus (notes, problems, errors).
+
+    notes: include blocks that were refreshed (the committed Markdown is stale);
+    problems: broken links (warnings in a build, errors in --check); errors: unresolvable includes.
+    """
+    pages = site_pages(root)
+    files, notes, problems, errors = {}, [], [], []
+    for source, dest in pages.items():
+        if not source.endswith(".md"):
+            files[dest] = (root / source).read_bytes()
+            continue
+        text = (root / source).read_text(encoding="utf-8")
+        text, stale, bad = expand_includes(text, root, source)
+        text, broken = rewrite_for_site(text, source, pages, root, repo_url, ref)
+        files[dest] = text.encode("utf-8")
+        notes += stale
+        errors += bad
+        problems += broken
+    return files, notes, problems, errors
+
+
+def sync(folder, files):
+    """Make `folder` hold exactly `files`, writing only what changed (so a running server reloads less)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for rel, data in files.items():
+        path = folder / rel
+        if not path.is_file() or path.read_bytes() != data:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+    for path in sorted(folder.rglob("*"), reverse=True):
+        rel = path.relative_to(folder).as_posix()
+        if path.is_file() and rel not in files:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+
+
+def stage(root, staging, site, repo_url, ref):
+    """Stage the site and write its config. Returns the config path; raises SiteError on include errors."""
+    config_text = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    repo_url = repo_url or repo_url_from(config_text)
+    files, notes, problems, errors = staged_files(root, repo_url, ref)
+    if errors:
+        raise SiteError("cannot expand code includes:\n  " + "\n  ".join(errors))
+    sync(staging, files)
+    config, dropped = site_config(config_text, staging, site, set(files))
+    path = staging.with_name(staging.name + ".mkdocs.yml")
+    path.write_text(config, encoding="utf-8")
+    for note in notes:
+        print(f"note: {note} (refreshed on the site; run build_site.py --update to refresh the Markdown)")
+    for problem in problems:
+        print(f"warning: {problem}")
+    for page in dropped:
+        print(f"warning: nav page {page} does not exist yet; left out of this build")
+    return path
+
+
+# ----------------------------------------------------------------------------------------------- check/update
+
+def check(root):
+    """Everything that would make the committed docs wrong. Returns a list of messages (empty: all good)."""
+    config_text = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    files, stale, broken, errors = staged_files(root, repo_url_from(config_text))
+    missing_nav = [f"mkdocs.yml:{i + 1}: nav page {page} does not exist"
+                   for i, page in nav_pages(config_text) if page not in files]
+    return errors + [f"{s} (run: python3 docs/tools/build_site.py --update)" for s in stale] + broken + missing_nav
+
+
+def update(root):
+    """Rewrite the blocks under include lines in the Markdown sources. Returns (updated files, errors)."""
+    updated, errors = [], []
+    for source in site_pages(root):
+        if not source.endswith(".md"):
+            continue
+        path = root / source
+        text = path.read_text(encoding="utf-8")
+        new, stale, bad = expand_includes(text, root, source)
+        errors += bad
+        if not bad and new != text:
+            path.write_text(new, encoding="utf-8")
+            updated.append(source)
+    return updated, errors
+
+
+# --------------------------------------------------------------------------------------------------- mkdocs
+
+def find_mkdocs():
+    """A command that runs MkDocs with the Material theme available, or raise SiteError saying what to install."""
+    candidates = [sys.executable, "/usr/bin/python3", shutil.which("python3"), shutil.which("python")]
+    have_mkdocs = False
+    for python in dict.fromkeys(c for c in candidates if c and os.path.exists(c)):
+        probe = "import mkdocs\nimport material\nimport pymdownx"  # Debian's mkdocs puts its themes on sys.path
+        result = subprocess.run([python, "-c", probe], capture_output=True, text=True)
+        if result.returncode == 0:
+            return [python, "-m", "mkdocs"]
+        have_mkdocs = have_mkdocs or "No module named 'mkdocs'" not in result.stderr
+    if have_mkdocs:
+        raise SiteError(f"MkDocs is installed but the Material theme is missing: {INSTALL_HINT}")
+    raise SiteError(f"MkDocs is not installed: {INSTALL_HINT}")
+
+
+def snapshot(root):
+    """Modification times of every source the site is staged from."""
+    paths = list((root / "docs").rglob("*")) + list((root / "labs").glob("*/README.md"))
+    paths += [p for top in ("solutions", "labs", "common") for p in (root / top).rglob("*") if p.suffix in LANGUAGES]
+    return {str(p): p.stat().st_mtime for p in paths if p.is_file()}
+
+
+def serve(root, staging, site, args, mkdocs):
+    config = stage(root, staging, site, args.repo_url, args.repo_ref)
+    server = subprocess.Popen(mkdocs + ["serve", "-f", str(config), "--dev-addr", args.dev_addr])
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so `finally` stops the server on kill too
+    print(f"serving on http://{args.dev_addr}/ ; edits to docs/, handouts and included sources are re-staged")
+    seen = snapshot(root)
+    try:
+        while server.poll() is None:
+            time.sleep(1)
+            now = snapshot(root)
+            if now != seen:
+                seen = now
+                try:
+                    stage(root, staging, site, args.repo_url, args.repo_ref)
+                except SiteError as e:
+                    print(f"error: {e}")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            server.wait()
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="check includes, links and nav; needs no MkDocs")
+    mode.add_argument("--update", action="store_true", help="refresh the code blocks under include lines")
+    mode.add_argument("--serve", action="store_true", help="serve locally and re-stage on edits")
+    parser.add_argument("--root", type=Path, default=ROOT, help="repository root (default: this checkout)")
+    parser.add_argument("--staging", type=Path, help="staging folder (default: ROOT/build/site-src)")
+    parser.add_argument("--site", type=Path, help="output folder (default: ROOT/build/site)")
+    parser.add_argument("--repo-url", help="link repository files to REPO_URL/blob/REF/PATH instead of code text")
+    parser.add_argument("--repo-ref", default="main", help="branch or tag for --repo-url links (default: main)")
+    parser.add_argument("--dev-addr", default="127.0.0.1:8000", help="address for --serve")
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    staging = (args.staging or root / "build" / "site-src").resolve()
+    site = (args.site or root / "build" / "site").resolve()
+
+    try:
+        if args.check:
+            problems = check(root)
+            for problem in problems:
+                print(f"error: {problem}")
+            print(f"check: {len(problems)} problem(s)" if problems else "check: docs are consistent")
+            return 1 if problems else 0
+        if args.update:
+            updated, errors = update(root)
+            for error in errors:
+                print(f"error: {error}")
+            print(f"updated: {', '.join(updated)}" if updated else "update: all blocks match their sources")
+            return 1 if errors else 0
+        mkdocs = find_mkdocs()
+        if args.serve:
+            return serve(root, staging, site, args, mkdocs)
+        config = stage(root, staging, site, args.repo_url, args.repo_ref)
+        result = subprocess.run(mkdocs + ["build", "--strict", "-f", str(config)])
+        if result.returncode != 0:
+            print("error: mkdocs build --strict failed (see the WARNING lines above)")
+            return result.returncode
+        print(f"site: {site}/index.html")
+        return 0
+    except SiteError as e:
+        print(f"error: {e}")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
