@@ -10,6 +10,7 @@
 #include <course/timing.h>
 #include <course/validate.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct Shape {
   int rows;
   int cols;
 };
+
+// How GoogleTest prints a Shape in messages (instead of its bytes).
+[[maybe_unused]] void PrintTo(const Shape& s, std::ostream* os) { *os << s.rows << "x" << s.cols; }
 
 std::vector<Shape> correctness_shapes() {
   std::vector<Shape> shapes = {
