@@ -1,0 +1,249 @@
+// CPU backend of the course: CUDA device intrinsics for host C++.
+// Barriers and warp operations are implemented by the fiber scheduler
+// (src/scheduler.cpp); the macros pass the caller's __LINE__ so diagnostics
+// can name the barrier.
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <math.h>
+#include <type_traits>
+
+#include <course_cpu/launch.h>
+
+namespace course_cpu::detail {
+
+enum class WarpOp : int { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot };
+enum class BlockReduce : int { none, count, all, any };
+
+void syncthreads(int line);
+int syncthreads_reduce(int predicate, BlockReduce op, int line);
+void syncwarp(int line, unsigned mask = 0xffffffffu);
+// One warp rendezvous. `bits` is the calling lane's value; the result is the
+// value of the source lane (shuffles) or the ballot of the predicates.
+std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width,
+                            int line);
+unsigned activemask();
+
+// Shuffles take the value type, also through check-mode element proxies.
+template <class V, class = void>
+struct value_of { using type = V; };
+template <class V>
+struct value_of<V, std::void_t<typename V::course_cpu_value_type>> {
+  using type = typename V::course_cpu_value_type;
+};
+
+template <class V>
+inline typename value_of<V>::type shuffle(WarpOp op, int line, unsigned mask, const V& var, int arg,
+                                          int width = 32) {
+  using T = typename value_of<V>::type;
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+                "shuffles move values of at most 8 bytes");
+  const T value = var;
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  bits = warp_exchange(op, mask, bits, arg, width, line);
+  T result;
+  std::memcpy(&result, &bits, sizeof(T));
+  return result;
+}
+
+}  // namespace course_cpu::detail
+
+// ---- qualifiers ---------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __device_builtin__
+#define __forceinline__ inline
+#define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+// Fallback for headers the rewriter did not see: a static __shared__ array is
+// per block, and a worker thread runs one block at a time.
+#define __shared__ static thread_local
+
+// ---- synchronization ---------------------------------------------------------
+#define __syncthreads() ::course_cpu::detail::syncthreads(__LINE__)
+#define __syncthreads_count(p) \
+  ::course_cpu::detail::syncthreads_reduce((p), ::course_cpu::detail::BlockReduce::count, __LINE__)
+#define __syncthreads_and(p) \
+  ::course_cpu::detail::syncthreads_reduce((p), ::course_cpu::detail::BlockReduce::all, __LINE__)
+#define __syncthreads_or(p) \
+  ::course_cpu::detail::syncthreads_reduce((p), ::course_cpu::detail::BlockReduce::any, __LINE__)
+#define __syncwarp(...) ::course_cpu::detail::syncwarp(__LINE__ __VA_OPT__(, ) __VA_ARGS__)
+
+#define __shfl_sync(mask, ...) \
+  ::course_cpu::detail::shuffle(::course_cpu::detail::WarpOp::shfl_idx, __LINE__, mask, __VA_ARGS__)
+#define __shfl_up_sync(mask, ...) \
+  ::course_cpu::detail::shuffle(::course_cpu::detail::WarpOp::shfl_up, __LINE__, mask, __VA_ARGS__)
+#define __shfl_down_sync(mask, ...) \
+  ::course_cpu::detail::shuffle(::course_cpu::detail::WarpOp::shfl_down, __LINE__, mask, __VA_ARGS__)
+#define __shfl_xor_sync(mask, ...) \
+  ::course_cpu::detail::shuffle(::course_cpu::detail::WarpOp::shfl_xor, __LINE__, mask, __VA_ARGS__)
+#define __ballot_sync(mask, pred)                                                                 \
+  static_cast<unsigned>(::course_cpu::detail::warp_exchange(                                      \
+      ::course_cpu::detail::WarpOp::ballot, (mask), static_cast<bool>(pred) ? 1u : 0u, 0, 32, \
+      __LINE__))
+#define __any_sync(mask, pred) (__ballot_sync((mask), (pred)) != 0u)
+#define __all_sync(mask, pred) (__ballot_sync((mask), (pred)) == ((mask) & __activemask()))
+
+inline unsigned __activemask() { return ::course_cpu::detail::activemask(); }
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// ---- atomics (correct across blocks running on several OS threads) ------------
+namespace course_cpu::detail {
+template <class T, class F>
+inline T atomic_update(T* address, F f) {
+  std::atomic_ref<T> ref(*address);
+  T old = ref.load(std::memory_order_relaxed);
+  while (!ref.compare_exchange_weak(old, f(old), std::memory_order_seq_cst)) {
+  }
+  return old;
+}
+}  // namespace course_cpu::detail
+
+#define COURSE_CPU_ATOMIC_INT(T)                                                                 \
+  inline T atomicAdd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_add(v); }                \
+  inline T atomicSub(T* a, T v) { return std::atomic_ref<T>(*a).fetch_sub(v); }                \
+  inline T atomicExch(T* a, T v) { return std::atomic_ref<T>(*a).exchange(v); }                \
+  inline T atomicAnd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_and(v); }                \
+  inline T atomicOr(T* a, T v) { return std::atomic_ref<T>(*a).fetch_or(v); }                  \
+  inline T atomicXor(T* a, T v) { return std::atomic_ref<T>(*a).fetch_xor(v); }                \
+  inline T atomicMax(T* a, T v) {                                                              \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; });         \
+  }                                                                                            \
+  inline T atomicMin(T* a, T v) {                                                              \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; });         \
+  }                                                                                            \
+  inline T atomicCAS(T* a, T compare, T v) {                                                   \
+    std::atomic_ref<T>(*a).compare_exchange_strong(compare, v);                                \
+    return compare;                                                                            \
+  }
+COURSE_CPU_ATOMIC_INT(int)
+COURSE_CPU_ATOMIC_INT(unsigned int)
+COURSE_CPU_ATOMIC_INT(unsigned long long)
+COURSE_CPU_ATOMIC_INT(long long)
+#undef COURSE_CPU_ATOMIC_INT
+
+#define COURSE_CPU_ATOMIC_FLOAT(T)                                                               \
+  inline T atomicAdd(T* a, T v) {                                                              \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o + v; });                 \
+  }                                                                                            \
+  inline T atomicSub(T* a, T v) {                                                              \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o - v; });                 \
+  }                                                                                            \
+  inline T atomicExch(T* a, T v) { return std::atomic_ref<T>(*a).exchange(v); }                \
+  inline T atomicMax(T* a, T v) {                                                              \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; });         \
+  }                                                                                            \
+  inline T atomicMin(T* a, T v) {                                                              \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; });         \
+  }
+COURSE_CPU_ATOMIC_FLOAT(float)
+COURSE_CPU_ATOMIC_FLOAT(double)
+#undef COURSE_CPU_ATOMIC_FLOAT
+
+inline unsigned int atomicInc(unsigned int* a, unsigned int limit) {
+  return course_cpu::detail::atomic_update(
+      a, [limit](unsigned int o) { return o >= limit ? 0u : o + 1u; });
+}
+inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
+  return course_cpu::detail::atomic_update(
+      a, [limit](unsigned int o) { return (o == 0u || o > limit) ? limit : o - 1u; });
+}
+// Block/system-scoped variants behave like the device-wide ones here.
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+
+// ---- math -----------------------------------------------------------------------
+// <math.h> puts sqrtf, expf, fmaf, fminf, fmaxf, fabsf, ... in the global namespace.
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __frcp_rn(float a) { return 1.0f / a; }
+inline float __fsqrt_rn(float a) { return std::sqrt(a); }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __expf(float x) { return std::exp(x); }
+inline float __exp10f(float x) { return std::pow(10.0f, x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __log2f(float x) { return std::log2(x); }
+inline float __log10f(float x) { return std::log10(x); }
+inline float __sinf(float x) { return std::sin(x); }
+inline float __cosf(float x) { return std::cos(x); }
+inline float __tanf(float x) { return std::tan(x); }
+inline float __powf(float a, float b) { return std::pow(a, b); }
+inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline int __float_as_int(float x) { return std::bit_cast<int>(x); }
+inline float __int_as_float(int x) { return std::bit_cast<float>(x); }
+inline unsigned __float_as_uint(float x) { return std::bit_cast<unsigned>(x); }
+inline float __uint_as_float(unsigned x) { return std::bit_cast<float>(x); }
+inline long long __double_as_longlong(double x) { return std::bit_cast<long long>(x); }
+inline double __longlong_as_double(long long x) { return std::bit_cast<double>(x); }
+inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
+inline int __float2int_rz(float x) { return static_cast<int>(x); }
+inline float __int2float_rn(int x) { return static_cast<float>(x); }
+inline int __popc(unsigned x) { return std::popcount(x); }
+inline int __popcll(unsigned long long x) { return std::popcount(x); }
+inline int __clz(int x) { return std::countl_zero(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) { return std::countl_zero(static_cast<unsigned long long>(x)); }
+inline int __ffs(int x) { return x == 0 ? 0 : std::countr_zero(static_cast<unsigned>(x)) + 1; }
+inline int __ffsll(long long x) {
+  return x == 0 ? 0 : std::countr_zero(static_cast<unsigned long long>(x)) + 1;
+}
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}
+inline int __mul24(int a, int b) { return a * b; }
+inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
+inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+
+// CUDA's device min/max overloads (global namespace).
+#define COURSE_CPU_MINMAX(T)                          \
+  inline T min(T a, T b) { return b < a ? b : a; } \
+  inline T max(T a, T b) { return a < b ? b : a; }
+COURSE_CPU_MINMAX(int)
+COURSE_CPU_MINMAX(unsigned int)
+COURSE_CPU_MINMAX(long)
+COURSE_CPU_MINMAX(unsigned long)
+COURSE_CPU_MINMAX(long long)
+COURSE_CPU_MINMAX(unsigned long long)
+COURSE_CPU_MINMAX(float)
+COURSE_CPU_MINMAX(double)
+#undef COURSE_CPU_MINMAX
+inline unsigned int min(int a, unsigned int b) { return min(static_cast<unsigned int>(a), b); }
+inline unsigned int min(unsigned int a, int b) { return min(a, static_cast<unsigned int>(b)); }
+inline unsigned int max(int a, unsigned int b) { return max(static_cast<unsigned int>(a), b); }
+inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsigned int>(b)); }
+inline double min(float a, double b) { return min(static_cast<double>(a), b); }
+inline double min(double a, float b) { return min(a, static_cast<double>(b)); }
+inline double max(float a, double b) { return max(static_cast<double>(a), b); }
+inline double max(double a, float b) { return max(a, static_cast<double>(b)); }

@@ -1,0 +1,15 @@
+// CPU backend of the course: the first line of every lab file rewritten by
+// course-rewrite. Makes CUDA device code compile as host C++.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <math.h>
+
+#include <cuda_runtime.h>
+#include <course_cpu/launch.h>
+#include <course_cpu/device_functions.h>
+#include <course_cpu/check.h>

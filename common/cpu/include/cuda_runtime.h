@@ -1,0 +1,258 @@
+// CPU backend of the course: a stand-in for CUDA's <cuda_runtime.h> so that
+// host C++ (g++) compiles code written against the CUDA runtime API.
+//
+// The "device" is the CPU itself (device 0). Every call is synchronous;
+// streams are accepted and ignored. Names and numeric error codes are CUDA's,
+// so code that prints or compares them behaves as on a GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+
+#include <vector_types.h>
+
+#define COURSE_CPU_BACKEND 1
+#define CUDART_VERSION 12000
+
+// ---------------------------------------------------------------- errors ---
+enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorCudartUnloading = 4,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidPitchValue = 12,
+  cudaErrorInvalidSymbol = 13,
+  cudaErrorInvalidHostPointer = 16,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorInsufficientDriver = 35,
+  cudaErrorMissingConfiguration = 52,
+  cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorNoKernelImageForDevice = 209,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710,
+  cudaErrorIllegalInstruction = 715,
+  cudaErrorMisalignedAddress = 716,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorNotPermitted = 800,
+  cudaErrorNotSupported = 801,
+  cudaErrorUnknown = 999
+};
+typedef enum cudaError cudaError_t;
+
+const char* cudaGetErrorString(cudaError_t error);
+const char* cudaGetErrorName(cudaError_t error);
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+
+// ---------------------------------------------------------------- memory ---
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
+};
+
+struct CUstream_st;
+typedef CUstream_st* cudaStream_t;  // 0 (nullptr) is the default stream
+struct CUevent_st;
+typedef CUevent_st* cudaEvent_t;
+
+cudaError_t cudaMalloc(void** devPtr, std::size_t size);
+cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned int flags = 1);
+cudaError_t cudaFree(void* devPtr);
+cudaError_t cudaMallocHost(void** ptr, std::size_t size);
+cudaError_t cudaHostAlloc(void** ptr, std::size_t size, unsigned int flags);
+cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream = 0);
+cudaError_t cudaMemset(void* devPtr, int value, std::size_t count);
+cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t stream = 0);
+cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total);
+
+// Typed convenience overloads, as in CUDA's cuda_runtime.h.
+template <class T>
+inline cudaError_t cudaMalloc(T** devPtr, std::size_t size) {
+  return cudaMalloc(reinterpret_cast<void**>(devPtr), size);
+}
+template <class T>
+inline cudaError_t cudaMallocManaged(T** devPtr, std::size_t size, unsigned int flags = 1) {
+  return cudaMallocManaged(reinterpret_cast<void**>(devPtr), size, flags);
+}
+template <class T>
+inline cudaError_t cudaMallocHost(T** ptr, std::size_t size) {
+  return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
+}
+template <class T>
+inline cudaError_t cudaHostAlloc(T** ptr, std::size_t size, unsigned int flags) {
+  return cudaHostAlloc(reinterpret_cast<void**>(ptr), size, flags);
+}
+
+// __constant__ and __device__ variables are ordinary host variables here.
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t count,
+                                      std::size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+  if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+  (void)kind;
+  std::memcpy(reinterpret_cast<char*>(&symbol) + offset, src, count);
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count,
+                                        std::size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+  if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
+  (void)kind;
+  std::memcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count);
+  return cudaSuccess;
+}
+
+// ---------------------------------------------------------------- device ---
+struct cudaDeviceProp {
+  char name[256];
+  std::size_t totalGlobalMem;
+  std::size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  std::size_t memPitch;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int clockRate;  // kHz
+  std::size_t totalConstMem;
+  int major;  // 0.0: this is not a GPU
+  int minor;
+  std::size_t textureAlignment;
+  int deviceOverlap;
+  int multiProcessorCount;  // = CPU worker threads
+  int kernelExecTimeoutEnabled;
+  int integrated;
+  int canMapHostMemory;
+  int computeMode;
+  int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int asyncEngineCount;
+  int unifiedAddressing;
+  int memoryClockRate;  // kHz
+  int memoryBusWidth;   // bits
+  int l2CacheSize;      // bytes
+  int maxThreadsPerMultiProcessor;
+  std::size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  int managedMemory;
+  int concurrentManagedAccess;
+  std::size_t sharedMemPerBlockOptin;
+  int maxBlocksPerMultiProcessor;
+  int persistingL2CacheMaxSize;
+};
+
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxPitch = 11,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrTextureAlignment = 14,
+  cudaDevAttrGpuOverlap = 15,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrKernelExecTimeout = 17,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
+  cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrEccEnabled = 32,
+  cudaDevAttrMemoryClockRate = 36,
+  cudaDevAttrGlobalMemoryBusWidth = 37,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrAsyncEngineCount = 40,
+  cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106
+};
+
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaDeviceReset();
+cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
+cudaError_t cudaDriverGetVersion(int* driverVersion);
+
+enum cudaFuncCache {
+  cudaFuncCachePreferNone = 0,
+  cudaFuncCachePreferShared = 1,
+  cudaFuncCachePreferL1 = 2,
+  cudaFuncCachePreferEqual = 3
+};
+inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+
+// --------------------------------------------------------------- streams ---
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+
+// ---------------------------------------------------------------- events ---
+#define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01
+#define cudaEventDisableTiming 0x02
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+// ------------------------------------------------------- kernel attributes ---
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9
+};
+
+namespace course_cpu::detail {
+cudaError_t set_kernel_attribute(const void* kernel, cudaFuncAttribute attr, int value);
+}
+
+// Takes any kernel (function pointer); only the dynamic shared memory limit
+// has an effect on the CPU backend, the carveout is accepted and ignored.
+template <class F>
+inline cudaError_t cudaFuncSetAttribute(F* kernel, cudaFuncAttribute attr, int value) {
+  return course_cpu::detail::set_kernel_attribute(reinterpret_cast<const void*>(kernel), attr,
+                                                  value);
+}
+template <class F>
+inline cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) { return cudaSuccess; }

@@ -1,0 +1,238 @@
+// CPU backend of the course: the "device" (the CPU), streams, events,
+// versions and kernel attributes. Everything is synchronous.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "internal.h"
+
+namespace course_cpu::detail {
+
+int worker_count() {
+  static const int count = [] {
+    if (const char* env = std::getenv("COURSE_CPU_THREADS")) {
+      const int n = std::atoi(env);
+      if (n > 0) return n;
+    }
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw == 0 ? 1 : static_cast<int>(hw);
+  }();
+  return count;
+}
+
+std::size_t fiber_stack_bytes() {
+  static const std::size_t bytes = [] {
+    if (const char* env = std::getenv("COURSE_CPU_STACK_KB")) {
+      const long kb = std::atol(env);
+      if (kb >= 16) return static_cast<std::size_t>(kb) * 1024;
+    }
+    return std::size_t{256} * 1024;
+  }();
+  return bytes;
+}
+
+namespace {
+std::mutex g_attr_mutex;
+std::map<const void*, std::size_t>& kernel_shared_limits() {
+  static std::map<const void*, std::size_t> m;
+  return m;
+}
+}  // namespace
+
+std::size_t dynamic_shared_limit(const void* kernel) {
+  std::lock_guard lock(g_attr_mutex);
+  auto it = kernel_shared_limits().find(kernel);
+  return it == kernel_shared_limits().end() ? kDefaultSharedPerBlock : it->second;
+}
+
+cudaError_t set_kernel_attribute(const void* kernel, cudaFuncAttribute attr, int value) {
+  if (kernel == nullptr) return set_last_error(cudaErrorInvalidDeviceFunction);
+  switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+      if (value < 0 || static_cast<std::size_t>(value) > kMaxSharedPerBlockOptin)
+        return set_last_error(cudaErrorInvalidValue);
+      {
+        std::lock_guard lock(g_attr_mutex);
+        // The limit applies to dynamic + static shared memory; static arrays
+        // are not measured on the CPU, so at least the default stays allowed.
+        kernel_shared_limits()[kernel] =
+            std::max<std::size_t>(static_cast<std::size_t>(value), kDefaultSharedPerBlock);
+      }
+      return cudaSuccess;
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+      return (value < -1 || value > 100) ? set_last_error(cudaErrorInvalidValue) : cudaSuccess;
+  }
+  return set_last_error(cudaErrorInvalidValue);
+}
+
+}  // namespace course_cpu::detail
+
+using namespace course_cpu::detail;
+
+namespace {
+cudaDeviceProp make_properties() {
+  cudaDeviceProp p{};
+  std::snprintf(p.name, sizeof(p.name), "CPU backend (course_cpu, %d worker threads)", worker_count());
+  p.totalGlobalMem = total_device_memory();
+  p.sharedMemPerBlock = kDefaultSharedPerBlock;
+  p.sharedMemPerBlockOptin = kMaxSharedPerBlockOptin;
+  p.sharedMemPerMultiprocessor = 228 * 1024;
+  p.regsPerBlock = 65536;
+  p.regsPerMultiprocessor = 65536;
+  p.warpSize = 32;
+  p.memPitch = 2147483647;
+  p.maxThreadsPerBlock = 1024;
+  p.maxThreadsDim[0] = 1024;
+  p.maxThreadsDim[1] = 1024;
+  p.maxThreadsDim[2] = 64;
+  p.maxGridSize[0] = 2147483647;
+  p.maxGridSize[1] = 65535;
+  p.maxGridSize[2] = 65535;
+  p.clockRate = 1000000;  // nominal, kHz
+  p.totalConstMem = 65536;
+  p.major = 0;  // 0.0: nobody should mistake this for a GPU
+  p.minor = 0;
+  p.textureAlignment = 512;
+  p.multiProcessorCount = worker_count();
+  p.maxThreadsPerMultiProcessor = 2048;
+  p.maxBlocksPerMultiProcessor = 32;
+  p.canMapHostMemory = 1;
+  p.unifiedAddressing = 1;
+  p.managedMemory = 1;
+  p.memoryClockRate = 1000000;  // nominal, kHz
+  p.memoryBusWidth = 64;
+  p.l2CacheSize = 4 * 1024 * 1024;
+  return p;
+}
+}  // namespace
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int* device) {
+  if (device == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : set_last_error(cudaErrorInvalidDevice);
+}
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (prop == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
+  *prop = make_properties();
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (value == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (device != 0) return set_last_error(cudaErrorInvalidDevice);
+  const cudaDeviceProp p = make_properties();
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
+    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxPitch: *value = static_cast<int>(p.memPitch); break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrClockRate: *value = p.clockRate; break;
+    case cudaDevAttrTextureAlignment: *value = static_cast<int>(p.textureAlignment); break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrCanMapHostMemory: *value = 1; break;
+    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrUnifiedAddressing: *value = 1; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrManagedMemory: *value = 1; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    default: *value = 0; break;
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize() { return take_kernel_error(); }
+cudaError_t cudaDeviceReset() {
+  release_all_allocations();
+  reset_errors();
+  return cudaSuccess;
+}
+cudaError_t cudaRuntimeGetVersion(int* v) {
+  if (v == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+cudaError_t cudaDriverGetVersion(int* v) {
+  if (v == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+// Streams: work is done when it is submitted, so a stream is only a handle.
+struct CUstream_st {
+  unsigned flags;
+};
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  if (stream == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *stream = new CUstream_st{flags};
+  return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  delete stream;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return take_kernel_error(); }
+cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+
+// Events: a host steady-clock time stamp taken when recorded.
+struct CUevent_st {
+  std::chrono::steady_clock::time_point when;
+  bool recorded;
+};
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
+  if (event == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *event = new CUevent_st{{}, false};
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+  if (event == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
+  event->when = std::chrono::steady_clock::now();
+  event->recorded = true;
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (event == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
+  return take_kernel_error();
+}
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (event == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (ms == nullptr) return set_last_error(cudaErrorInvalidValue);
+  if (start == nullptr || end == nullptr) return set_last_error(cudaErrorInvalidResourceHandle);
+  if (!start->recorded || !end->recorded) return set_last_error(cudaErrorNotReady);
+  *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  delete event;
+  return cudaSuccess;
+}

@@ -1,0 +1,94 @@
+// CPU backend of the course: turning a segmentation fault inside a kernel
+// into a message a student can act on. In fast mode an out-of-bounds write
+// just past a cudaMalloc'ed buffer hits the guard page after it (memory.cpp).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "scheduler.h"
+
+namespace course_cpu::detail {
+namespace {
+
+struct sigaction g_previous;
+
+void say(const char* text) {
+  ssize_t ignored = write(STDERR_FILENO, text, std::strlen(text));
+  (void)ignored;
+}
+
+void on_fault(int sig, siginfo_t* info, void*) {
+  Worker* w = tl_worker;
+  ThreadSlot* t = tl_slot;
+  const LaunchSite* site = g_running_site;
+  if (w == nullptr || t == nullptr || site == nullptr) {
+    // Not inside a kernel: let the default action happen.
+    sigaction(SIGSEGV, &g_previous, nullptr);
+    sigaction(SIGBUS, &g_previous, nullptr);
+    raise(sig);
+    return;
+  }
+  char buf[2048];
+  const void* addr = info->si_addr;
+  const uint3 b = w->block.idx, th = t->idx;
+  std::snprintf(buf, sizeof buf,
+                "\n[course-cpu] FATAL: kernel '%s' (launched at %s:%d) crashed in block (%u,%u,%u), "
+                "thread (%u,%u,%u).\n",
+                site->kernel, site->file, site->line, b.x, b.y, b.z, th.x, th.y, th.z);
+  say(buf);
+  Allocation a;
+  if (find_guarded_allocation(addr, &a)) {
+    std::snprintf(buf, sizeof buf,
+                  "[course-cpu] It accessed address %p, which is %zu bytes past the end of a GPU buffer "
+                  "(cudaMalloc of %zu bytes at %p).\n"
+                  "[course-cpu] On a GPU this is an illegal memory access (cudaErrorIllegalAddress): "
+                  "a bounds check such as `if (i < n)` is probably missing or wrong.\n",
+                  addr, static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(addr) - (a.begin + a.size)),
+                  a.size, reinterpret_cast<void*>(a.begin));
+  } else if (w->stacks.in_guard_page(addr)) {
+    std::snprintf(buf, sizeof buf,
+                  "[course-cpu] The CUDA thread ran out of stack (address %p): local arrays are too "
+                  "large or recursion is too deep. Raise COURSE_CPU_STACK_KB (default 256).\n",
+                  addr);
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "[course-cpu] It accessed address %p, which is not inside any GPU buffer: a host "
+                  "pointer passed to the kernel, a null pointer, or an index far out of bounds.\n",
+                  addr);
+  }
+  say(buf);
+  say("[course-cpu] Run the check-mode tests (their names start with labNN.check., e.g. "
+      "`ctest -R check`) to get the exact file, line and variable.\n");
+  _exit(EXIT_FAILURE);
+}
+
+}  // namespace
+
+void install_fault_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &g_previous);
+    sigaction(SIGBUS, &sa, nullptr);
+  });
+}
+
+// A fault on a fiber stack's guard page needs another stack to run the handler.
+void install_fault_stack_for_thread() {
+  const std::size_t size = 64 * 1024;
+  stack_t ss;
+  ss.ss_sp = std::malloc(size);  // lives as long as the thread
+  ss.ss_size = size;
+  ss.ss_flags = 0;
+  if (ss.ss_sp != nullptr) sigaltstack(&ss, nullptr);
+}
+
+}  // namespace course_cpu::detail

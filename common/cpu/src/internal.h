@@ -1,0 +1,96 @@
+// CPU backend of the course: declarations shared by the runtime's sources.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <course_cpu/diagnostics.h>
+#include <course_cpu/launch.h>
+
+namespace course_cpu::detail {
+
+// ---- errors (errors.cpp) ---------------------------------------------------
+// A failed API call or launch sets the "last error" (cudaGetLastError).
+cudaError_t set_last_error(cudaError_t e);
+// A kernel that failed while running also fails the next synchronizing call.
+void set_kernel_error(cudaError_t e);
+cudaError_t take_kernel_error();
+void reset_errors();
+
+// ---- device memory (memory.cpp) --------------------------------------------
+struct Allocation {
+  std::uintptr_t begin = 0;
+  std::size_t size = 0;
+  bool host = false;  // cudaMallocHost (pinned host memory is device-accessible)
+};
+// The allocation containing p (begin <= p < begin + size).
+bool find_allocation(const void* p, Allocation* out);
+// The allocation whose guard page (right after its end) contains p.
+// Lock-free; only for the fault handler.
+bool find_guarded_allocation(const void* p, Allocation* out);
+std::uint64_t allocation_generation();  // changes on every malloc/free
+void release_all_allocations();         // cudaDeviceReset
+std::size_t total_device_memory();      // what cudaMemGetInfo reports
+
+// ---- configuration (device.cpp) ---------------------------------------------
+int worker_count();            // COURSE_CPU_THREADS or hardware concurrency
+std::size_t fiber_stack_bytes();  // COURSE_CPU_STACK_KB, default 256 KiB
+std::size_t dynamic_shared_limit(const void* kernel);
+constexpr std::size_t kDefaultSharedPerBlock = 48 * 1024;
+constexpr std::size_t kMaxSharedPerBlockOptin = 227 * 1024;
+
+// ---- diagnostics (diagnostics.cpp) ----------------------------------------------
+// Formatting helpers used in messages.
+std::string format_index(const uint3& v, const dim3& dims);  // "(1,0)" or "(1,0,2)"
+std::string format_ranges(const std::vector<unsigned>& ids);  // "0..15, 32..47"
+std::string ordinal(int n);                                   // "1st", "2nd", ...
+
+// Collects a launch's findings on one worker; merged deterministically at the
+// end of the launch. `order` is (block linear id, thread linear id): lower wins.
+class DiagnosticSink {
+ public:
+  void add(const char* category, const char* file, int line, const char* variable,
+           std::uint64_t block, unsigned thread, const std::function<std::string()>& message);
+  void clear() { entries_.clear(); }
+
+  struct Entry {
+    const char* category;
+    const char* file;
+    int line;
+    const char* variable;
+    std::uint64_t block;
+    unsigned thread;
+    std::string message;
+    std::size_t count;
+  };
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+// Merges the sinks of all workers, stores the result for take_diagnostics()
+// and prints it to stderr (unless COURSE_CPU_QUIET is set).
+void publish_diagnostics(const std::vector<const DiagnosticSink*>& sinks);
+// Records a diagnostic outside kernels (invalid launch).
+void publish_single(const char* category, const char* file, int line, std::string message);
+
+struct BankKey {
+  const char* file;
+  int line;
+  const char* variable;
+  bool store;
+  bool operator<(const BankKey& o) const;
+};
+struct BankStats {
+  std::uint64_t requests = 0, wavefronts = 0;
+  int max_degree = 0;
+};
+void publish_bank_stats(const std::vector<std::pair<BankKey, BankStats>>& stats);
+void mark_check_mode_active();
+
+}  // namespace course_cpu::detail

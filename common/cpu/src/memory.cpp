@@ -1,0 +1,231 @@
+// CPU backend of the course: "device" memory.
+//
+// Each cudaMalloc is its own mmap with a PROT_NONE guard page right after it,
+// and the buffer is placed so that it ends as close to the guard page as
+// 16-byte alignment allows: in fast mode a write just past the end of a GPU
+// buffer faults immediately and the fault handler (fault_handler.cpp) names
+// the kernel, block and thread. A registry (begin -> size) lets check mode
+// and cudaMemcpy validate pointers.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+
+#include "internal.h"
+
+namespace course_cpu::detail {
+namespace {
+
+struct Mapping {
+  std::size_t size;      // bytes requested
+  void* map_base;        // mmap start
+  std::size_t map_len;   // including the guard page
+  bool host;
+};
+
+std::size_t page_size() {
+  static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+// The fault handler reads a fixed table without locks (it may run while the
+// faulting thread holds no lock, but it must never block).
+constexpr int kGuardSlots = 4096;
+struct GuardSlot {
+  std::atomic<std::uintptr_t> begin{0};
+  std::atomic<std::size_t> size{0};
+};
+GuardSlot g_guard_table[kGuardSlots];
+
+struct Registry {
+  std::shared_mutex mutex;
+  std::map<std::uintptr_t, Mapping> allocations;
+  std::size_t device_bytes = 0;
+  std::atomic<std::uint64_t> generation{1};
+};
+Registry& registry() {
+  static Registry* r = new Registry;  // never destroyed: kernels may run during exit
+  return *r;
+}
+
+void guard_table_insert(std::uintptr_t begin, std::size_t size) {
+  for (GuardSlot& s : g_guard_table) {
+    std::uintptr_t expected = 0;
+    if (s.begin.load() == 0 && s.begin.compare_exchange_strong(expected, begin)) {
+      s.size.store(size);
+      return;
+    }
+  }
+}
+void guard_table_erase(std::uintptr_t begin) {
+  for (GuardSlot& s : g_guard_table)
+    if (s.begin.load() == begin) {
+      s.size.store(0);
+      s.begin.store(0);
+      return;
+    }
+}
+
+}  // namespace
+
+std::size_t total_device_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const std::size_t phys = pages > 0 ? static_cast<std::size_t>(pages) * page_size() : (8ull << 30);
+  return phys / 2;  // the "GPU" gets half of the machine's RAM
+}
+
+bool find_allocation(const void* p, Allocation* out) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  auto it = r.allocations.upper_bound(a);
+  if (it == r.allocations.begin()) return false;
+  --it;
+  if (a >= it->first + it->second.size) return false;
+  if (out) *out = Allocation{it->first, it->second.size, it->second.host};
+  return true;
+}
+
+bool find_guarded_allocation(const void* p, Allocation* out) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const std::size_t page = page_size();
+  for (const GuardSlot& s : g_guard_table) {
+    const std::uintptr_t begin = s.begin.load(std::memory_order_relaxed);
+    if (begin == 0) continue;
+    const std::size_t size = s.size.load(std::memory_order_relaxed);
+    const std::uintptr_t guard = begin + ((size + 15) & ~std::size_t{15});
+    if (a >= begin + size && a < guard + page) {
+      *out = Allocation{begin, size, false};
+      return true;
+    }
+  }
+  return false;
+}
+
+std::uint64_t allocation_generation() { return registry().generation.load(std::memory_order_acquire); }
+
+namespace {
+cudaError_t allocate(void** ptr, std::size_t size, bool host) {
+  if (ptr == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *ptr = nullptr;
+  if (size == 0) return cudaSuccess;  // as CUDA: success, null pointer
+  Registry& r = registry();
+  const std::size_t page = page_size();
+  const std::size_t data = (size + 15) & ~std::size_t{15};
+  if (size > total_device_memory()) return set_last_error(cudaErrorMemoryAllocation);
+  const std::size_t map_len = ((data + page - 1) / page) * page + page;
+  {
+    std::shared_lock lock(r.mutex);
+    if (!host && r.device_bytes + size > total_device_memory())
+      return set_last_error(cudaErrorMemoryAllocation);
+  }
+  void* base = mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                    -1, 0);
+  if (base == MAP_FAILED) return set_last_error(cudaErrorMemoryAllocation);
+  char* guard = static_cast<char*>(base) + map_len - page;
+  mprotect(guard, page, PROT_NONE);
+  char* p = guard - data;
+  {
+    std::unique_lock lock(r.mutex);
+    r.allocations[reinterpret_cast<std::uintptr_t>(p)] = Mapping{size, base, map_len, host};
+    if (!host) r.device_bytes += size;
+    r.generation.fetch_add(1, std::memory_order_release);
+  }
+  guard_table_insert(reinterpret_cast<std::uintptr_t>(p), size);
+  *ptr = p;
+  return cudaSuccess;
+}
+
+cudaError_t release(void* ptr, bool host) {
+  if (ptr == nullptr) return cudaSuccess;
+  Registry& r = registry();
+  Mapping m{};
+  {
+    std::unique_lock lock(r.mutex);
+    auto it = r.allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
+    if (it == r.allocations.end() || it->second.host != host) return set_last_error(cudaErrorInvalidValue);
+    m = it->second;
+    if (!host) r.device_bytes -= m.size;
+    r.allocations.erase(it);
+    r.generation.fetch_add(1, std::memory_order_release);
+  }
+  guard_table_erase(reinterpret_cast<std::uintptr_t>(ptr));
+  munmap(m.map_base, m.map_len);
+  return cudaSuccess;
+}
+
+// A device-side range [p, p + count) must lie inside one allocation.
+bool valid_device_range(const void* p, std::size_t count) {
+  Allocation a;
+  if (!find_allocation(p, &a)) return false;
+  return reinterpret_cast<std::uintptr_t>(p) + count <= a.begin + a.size;
+}
+}  // namespace
+
+void release_all_allocations() {
+  Registry& r = registry();
+  std::vector<std::pair<void*, bool>> all;
+  {
+    std::shared_lock lock(r.mutex);
+    for (auto& [begin, m] : r.allocations) all.emplace_back(reinterpret_cast<void*>(begin), m.host);
+  }
+  for (auto& [p, host] : all) release(p, host);
+}
+
+}  // namespace course_cpu::detail
+
+using namespace course_cpu::detail;
+
+cudaError_t cudaMalloc(void** devPtr, std::size_t size) { return allocate(devPtr, size, false); }
+cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned int) {
+  return allocate(devPtr, size, false);
+}
+cudaError_t cudaFree(void* devPtr) { return release(devPtr, false); }
+cudaError_t cudaMallocHost(void** ptr, std::size_t size) { return allocate(ptr, size, true); }
+cudaError_t cudaHostAlloc(void** ptr, std::size_t size, unsigned int) { return allocate(ptr, size, true); }
+cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
+
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  if (cudaError_t e = take_kernel_error(); e != cudaSuccess) return e;  // synchronizing call
+  if (count == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return set_last_error(cudaErrorInvalidValue);
+  bool dst_device = false, src_device = false;
+  switch (kind) {
+    case cudaMemcpyHostToHost: break;
+    case cudaMemcpyHostToDevice: dst_device = true; break;
+    case cudaMemcpyDeviceToHost: src_device = true; break;
+    case cudaMemcpyDeviceToDevice: dst_device = src_device = true; break;
+    case cudaMemcpyDefault: break;  // unified addressing: anything goes
+    default: return set_last_error(cudaErrorInvalidMemcpyDirection);
+  }
+  if ((dst_device && !valid_device_range(dst, count)) || (src_device && !valid_device_range(src, count)))
+    return set_last_error(cudaErrorInvalidValue);
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                            cudaStream_t) {
+  return cudaMemcpy(dst, src, count, kind);
+}
+cudaError_t cudaMemset(void* devPtr, int value, std::size_t count) {
+  if (count == 0) return cudaSuccess;
+  if (!valid_device_range(devPtr, count)) return set_last_error(cudaErrorInvalidValue);
+  std::memset(devPtr, value, count);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t) {
+  return cudaMemset(devPtr, value, count);
+}
+cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total) {
+  if (free == nullptr || total == nullptr) return set_last_error(cudaErrorInvalidValue);
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  *total = total_device_memory();
+  *free = *total - r.device_bytes;
+  return cudaSuccess;
+}

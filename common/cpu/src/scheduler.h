@@ -1,0 +1,111 @@
+// CPU backend of the course: the block scheduler's data structures, shared by
+// scheduler.cpp (fibers, barriers, warp rendezvous), check.cpp (check mode)
+// and fault_handler.cpp (naming the faulting CUDA thread).
+#pragma once
+
+#include <boost/context/fiber.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <course_cpu/device_functions.h>
+
+#include "internal.h"
+
+namespace course_cpu::detail {
+
+// Fiber stacks are mmap'ed once per worker, with a guard page below each, and
+// reused for every thread of every block the worker runs.
+class StackPool {
+ public:
+  explicit StackPool(std::size_t stack_bytes);
+  ~StackPool();
+  boost::context::stack_context allocate();
+  void deallocate(boost::context::stack_context& sctx) noexcept;
+  // The stack whose guard page contains p, if any (for the fault handler).
+  bool in_guard_page(const void* p) const;
+
+ private:
+  std::size_t stack_bytes_;  // usable size, without the guard page
+  std::vector<void*> free_;  // stack tops ready for reuse
+  std::vector<void*> maps_;  // every mapping (guard page first)
+};
+
+// The allocator handed to boost::context::fiber (copied into each fiber).
+struct PooledStack {
+  StackPool* pool;
+  boost::context::stack_context allocate() { return pool->allocate(); }
+  void deallocate(boost::context::stack_context& sctx) noexcept { pool->deallocate(sctx); }
+};
+
+enum class ThreadState : std::uint8_t { runnable, at_barrier, at_warp, exited };
+
+// One CUDA thread of the running block.
+struct ThreadSlot {
+  boost::context::fiber fiber;  // the CUDA thread (held by the scheduler)
+  boost::context::fiber sink;   // the scheduler (held by the thread while it runs)
+  ThreadState state = ThreadState::runnable;
+  unsigned linear = 0;  // x + y*Dx + z*Dx*Dy
+  uint3 idx{};
+  int line = 0;  // of the barrier / warp operation it waits at
+  // __syncthreads_count/and/or
+  BlockReduce reduce = BlockReduce::none;
+  int predicate = 0;
+  int reduce_result = 0;
+  // warp rendezvous
+  WarpOp op = WarpOp::sync;
+  unsigned mask = 0;
+  std::uint64_t bits = 0, result = 0;
+  int arg = 0, width = 32;
+};
+
+struct CheckState;  // check.cpp
+
+// The block a worker is running, reused from block to block.
+struct BlockRun {
+  const LaunchSite* site = nullptr;
+  std::uint64_t linear = 0;  // block linear id: x + y*Gx + z*Gx*Gy
+  uint3 idx{};
+  unsigned nthreads = 0;
+  std::vector<ThreadSlot> threads;
+  std::vector<std::uint32_t> warp_sync;  // completed warp rendezvous, per warp
+  std::map<int, int> barrier_releases;   // __syncthreads() line -> times released
+  bool aborted = false;
+};
+
+struct Worker {
+  explicit Worker(int worker_id);
+  ~Worker();
+  int id;
+  StackPool stacks;
+  BlockRun block;
+  DiagnosticSink sink;
+  std::unique_ptr<CheckState> check;  // check-mode launches only
+  bool checked = false;
+  bool illegal_address = false;  // this launch: an out-of-bounds access was stopped
+  bool launch_failure = false;   // this launch: a block was aborted
+  std::unique_ptr<unsigned char[]> arena;  // extern __shared__ memory
+  std::size_t arena_capacity = 0;
+  std::size_t arena_bytes = 0;  // this launch's dynamic shared memory size
+  dim3 grid_dim, block_dim;
+};
+
+extern constinit thread_local Worker* tl_worker;
+extern constinit thread_local ThreadSlot* tl_slot;
+
+// Which kernel is running (for the fault handler); null between launches.
+extern const LaunchSite* volatile g_running_site;
+
+// check.cpp: hooks the scheduler calls for check-mode launches.
+void check_begin_launch(Worker& w);
+void check_begin_block(Worker& w);
+void check_end_epoch(Worker& w);  // a __syncthreads() released, or the block ended
+void check_end_launch(const std::vector<Worker*>& workers);
+
+// fault_handler.cpp
+void install_fault_handler();             // once per process
+void install_fault_stack_for_thread();    // once per worker thread
+
+}  // namespace course_cpu::detail

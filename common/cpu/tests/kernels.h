@@ -1,0 +1,25 @@
+// Host entry points of the self-test kernels (kernels_basic.cu, kernels_bugs.cu).
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_runtime.h>
+
+cudaError_t run_mat_add(const float* a, const float* b, float* c, int rows, int cols);
+cudaError_t run_gemm(int tile, const float* A, const float* B, float* C, int M, int N, int K);
+cudaError_t run_reduce(const float* in, float* out, int n, int block);
+cudaError_t run_atomics(int* counter, unsigned long long* big, float* f, int blocks, int threads);
+cudaError_t launch_with(dim3 grid, dim3 block, std::size_t shmem);
+cudaError_t allow_dynamic_shared(int bytes);
+cudaError_t run_bank_probe(int which, float* out);
+cudaError_t run_warp_ops(int* out);
+
+cudaError_t run_gemm_missing_sync(int which, const float* A, const float* B, float* C, int n);
+cudaError_t run_sync_in_if(const float* in, float* out, int blocks);
+cudaError_t run_early_return(const float* in, float* out, int n);
+cudaError_t run_oob_global(const float* a, const float* b, float* c, int n);
+cudaError_t run_oob_shared(float* out);
+cudaError_t run_uninitialized(float* out);
+cudaError_t run_host_pointer(float* host);
+cudaError_t run_shuffle_after_return(float* out, int n);
+cudaError_t run_warp_tail(const float* in, float* out);

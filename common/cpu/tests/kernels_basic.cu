@@ -1,0 +1,154 @@
+// Self-test kernels of the CPU backend: correct programs. Compiled through
+// course-rewrite in fast and in check mode.
+#include <cuda_runtime.h>
+
+#include "kernels.h"
+
+__global__ void matAdd(const float* a, const float* b, float* c, int rows, int cols) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < rows && col < cols) c[row * cols + col] = a[row * cols + col] + b[row * cols + col];
+}
+
+cudaError_t run_mat_add(const float* a, const float* b, float* c, int rows, int cols) {
+  dim3 block(16, 16);
+  dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
+  matAdd<<<grid, block>>>(a, b, c, rows, cols);
+  return cudaDeviceSynchronize();
+}
+
+template <int TILE>
+__global__ void gemmTiled(const float* A, const float* B, float* C, int M, int N, int K) {
+  __shared__ float As[TILE][TILE];
+  __shared__ float Bs[TILE][TILE];
+  const int row = blockIdx.y * TILE + threadIdx.y;
+  const int col = blockIdx.x * TILE + threadIdx.x;
+  float acc = 0.0f;
+  for (int t = 0; t < (K + TILE - 1) / TILE; ++t) {
+    const int ak = t * TILE + threadIdx.x, bk = t * TILE + threadIdx.y;
+    As[threadIdx.y][threadIdx.x] = (row < M && ak < K) ? A[row * K + ak] : 0.0f;
+    Bs[threadIdx.y][threadIdx.x] = (bk < K && col < N) ? B[bk * N + col] : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  if (row < M && col < N) C[row * N + col] = acc;
+}
+
+cudaError_t run_gemm(int tile, const float* A, const float* B, float* C, int M, int N, int K) {
+  if (tile == 16) {
+    dim3 block(16, 16), grid((N + 15) / 16, (M + 15) / 16);
+    gemmTiled<16><<<grid, block>>>(A, B, C, M, N, K);
+  } else {
+    dim3 block(32, 32), grid((N + 31) / 32, (M + 31) / 32);
+    gemmTiled<32><<<grid, block, 0, 0>>>(A, B, C, M, N, K);
+  }
+  return cudaDeviceSynchronize();
+}
+
+// Block sum: extern __shared__ sized at launch, tree in shared memory down to
+// one warp, then warp shuffles.
+__global__ void reduceSum(const float* in, float* out, int n) {
+  extern __shared__ float sdata[];
+  const unsigned tid = threadIdx.x;
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s >= 32; s >>= 1) {
+    if (tid < s) sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid < 32) {
+    float v = sdata[tid];
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset);
+    if (tid == 0) atomicAdd(out, v);
+  }
+}
+
+cudaError_t run_reduce(const float* in, float* out, int n, int block) {
+  const int grid = (n + block - 1) / block;
+  reduceSum<<<grid, block, block * sizeof(float)>>>(in, out, n);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void countAtomic(int* counter, unsigned long long* big, float* f) {
+  atomicAdd(counter, 1);
+  atomicAdd(big, 2ull);
+  atomicAdd(f, 1.0f);
+}
+
+cudaError_t run_atomics(int* counter, unsigned long long* big, float* f, int blocks, int threads) {
+  countAtomic<<<blocks, threads>>>(counter, big, f);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void emptyKernel(float* p) {
+  if (p != nullptr && threadIdx.x == 0 && blockIdx.x == 0) p[0] = 1.0f;
+}
+
+cudaError_t launch_with(dim3 grid, dim3 block, std::size_t shmem) {
+  emptyKernel<<<grid, block, shmem>>>(nullptr);
+  return cudaGetLastError();
+}
+
+cudaError_t allow_dynamic_shared(int bytes) {
+  return cudaFuncSetAttribute(emptyKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+}
+
+// Bank-conflict probes: one warp reads a 32x32 tile by rows or columns.
+__global__ void bankColumn(float* out) {
+  __shared__ float As[32][32];
+  for (int r = 0; r < 32; ++r) As[r][threadIdx.x] = r;  // store: row-wise, conflict-free
+  __syncthreads();
+  float acc = 0.0f;
+  for (int k = 0; k < 32; ++k) acc += As[threadIdx.x][k];  // @bank-column
+  out[threadIdx.x] = acc;
+}
+__global__ void bankPadded(float* out) {
+  __shared__ float As[32][33];
+  for (int r = 0; r < 32; ++r) As[r][threadIdx.x] = r;
+  __syncthreads();
+  float acc = 0.0f;
+  for (int k = 0; k < 32; ++k) acc += As[threadIdx.x][k];  // @bank-padded
+  out[threadIdx.x] = acc;
+}
+__global__ void bankRow(float* out) {
+  __shared__ float As[32][32];
+  for (int r = 0; r < 32; ++r) As[r][threadIdx.x] = r;
+  __syncthreads();
+  float acc = 0.0f;
+  for (int k = 0; k < 32; ++k) acc += As[k][threadIdx.x];  // @bank-row
+  out[threadIdx.x] = acc;
+}
+
+cudaError_t run_bank_probe(int which, float* out) {
+  if (which == 0) bankColumn<<<1, 32>>>(out);
+  else if (which == 1) bankPadded<<<1, 32>>>(out);
+  else bankRow<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+// Warp vote / shuffle variants on a 64-thread block.
+__global__ void warpOps(int* out) {
+  const int lane = threadIdx.x % 32;
+  const unsigned ballot = __ballot_sync(0xffffffff, lane % 2 == 0);
+  const int up = __shfl_up_sync(0xffffffff, lane, 1);
+  const int x = __shfl_xor_sync(0xffffffff, lane, 1);
+  const int b0 = __shfl_sync(0xffffffff, lane * 10, 3);
+  const int any = __any_sync(0xffffffff, lane == 31);
+  const int all = __all_sync(0xffffffff, lane < 31);
+  const int cnt = __syncthreads_count(threadIdx.x < 10);
+  out[threadIdx.x * 7 + 0] = static_cast<int>(ballot == 0x55555555u);
+  out[threadIdx.x * 7 + 1] = up;
+  out[threadIdx.x * 7 + 2] = x;
+  out[threadIdx.x * 7 + 3] = b0;
+  out[threadIdx.x * 7 + 4] = any;
+  out[threadIdx.x * 7 + 5] = all;
+  out[threadIdx.x * 7 + 6] = cnt;
+}
+
+cudaError_t run_warp_ops(int* out) {
+  warpOps<<<1, 64>>>(out);
+  return cudaDeviceSynchronize();
+}

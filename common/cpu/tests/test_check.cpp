@@ -1,0 +1,150 @@
+// Self-tests of check mode: the bugs it must find, with the right line, the
+// same way on every run.
+#include <gtest/gtest.h>
+
+#include "kernels.h"
+#include "test_util.h"
+
+namespace {
+
+std::vector<course_cpu::Diagnostic> run_missing_sync(int which) {
+  const int n = 64;
+  DeviceBuffer<float> A(iota_floats(n * n)), B(iota_floats(n * n)), C(n * n);
+  run_gemm_missing_sync(which, A.ptr, B.ptr, C.ptr, n);
+  cudaGetLastError();
+  return course_cpu::take_diagnostics();
+}
+
+void expect_same(const std::vector<course_cpu::Diagnostic>& a, const std::vector<course_cpu::Diagnostic>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].category, b[i].category);
+    EXPECT_EQ(a[i].line, b[i].line);
+    EXPECT_EQ(a[i].message, b[i].message);
+    EXPECT_EQ(a[i].occurrences, b[i].occurrences);
+  }
+}
+
+}  // namespace
+
+TEST(CheckMode, IsActive) {
+  DeviceBuffer<float> out(64);
+  run_bank_probe(2, out.ptr);
+  EXPECT_TRUE(course_cpu::check_mode_active());
+  course_cpu::take_bank_conflicts();
+}
+
+TEST(CheckMode, MissingFirstSyncIsARaceAtTheUse) {
+  course_cpu::take_diagnostics();
+  const auto first = run_missing_sync(1);
+  const int use = line_of("kernels_bugs.cu", "@nofirst-use");
+  const int load = line_of("kernels_bugs.cu", "@nofirst-load");
+  // Reads of the tile before other threads wrote it (read-after-write) ...
+  std::vector<course_cpu::Diagnostic> races;
+  for (const auto& d : of_category(first, "race"))
+    if (d.line == use) races.push_back(d);
+  ASSERT_EQ(races.size(), 2u);  // As and Bs
+  EXPECT_NE(races[0].message.find("reads As["), std::string::npos) << races[0].message;
+  EXPECT_NE(races[0].message.find("written by thread"), std::string::npos) << races[0].message;
+  EXPECT_NE(races[0].message.find("at line " + std::to_string(load)), std::string::npos) << races[0].message;
+  expect_same(first, run_missing_sync(1));  // deterministic
+}
+
+TEST(CheckMode, MissingSecondSyncIsARaceAtTheNextLoad) {
+  course_cpu::take_diagnostics();
+  const auto first = run_missing_sync(2);
+  const auto races = of_category(first, "race");
+  ASSERT_FALSE(races.empty());
+  const int load = line_of("kernels_bugs.cu", "@nosecond-load");
+  const int use = line_of("kernels_bugs.cu", "@nosecond-use");
+  EXPECT_EQ(races[0].line, load);
+  EXPECT_NE(races[0].message.find("writes As["), std::string::npos) << races[0].message;
+  EXPECT_NE(races[0].message.find("reads at line " + std::to_string(use)), std::string::npos) << races[0].message;
+  expect_same(first, run_missing_sync(2));
+}
+
+TEST(CheckMode, OutOfBoundsGlobalWriteIsReportedWithoutCrash) {
+  course_cpu::take_diagnostics();
+  const int n = 1000;
+  DeviceBuffer<float> a(iota_floats(n)), b(iota_floats(n)), c(n);
+  EXPECT_EQ(run_oob_global(a.ptr, b.ptr, c.ptr, n), cudaErrorIllegalAddress);
+  const auto d = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  ASSERT_EQ(d.size(), 3u);  // reads of a and b, write of c, all on one line
+  for (const auto& x : d) EXPECT_EQ(x.line, line_of("kernels_bugs.cu", "@oob-global"));
+  bool saw_write = false;
+  for (const auto& x : d) {
+    EXPECT_EQ(x.occurrences, 24u);
+    if (x.message.find("writes c[1000]") != std::string::npos) saw_write = true;
+  }
+  EXPECT_TRUE(saw_write) << d[0].message;
+  EXPECT_NE(d[0].message.find("block (3,0)"), std::string::npos) << d[0].message;
+  cudaGetLastError();
+}
+
+TEST(CheckMode, SharedIndexPastTheEnd) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(64);
+  EXPECT_EQ(run_oob_shared(out.ptr), cudaErrorIllegalAddress);
+  const auto d = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@oob-shared"));
+  EXPECT_NE(d[0].message.find("writes s[64]"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("declared s[64]"), std::string::npos) << d[0].message;
+  cudaGetLastError();
+}
+
+TEST(CheckMode, UninitializedSharedRead) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(64);
+  EXPECT_EQ(run_uninitialized(out.ptr), cudaSuccess);
+  const auto d = of_category(course_cpu::take_diagnostics(), "uninitialized-shared-read");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@uninit"));
+  EXPECT_EQ(d[0].occurrences, 32u);
+  EXPECT_NE(d[0].message.find("thread (32,0) of block (0,0) reads s[32]"), std::string::npos) << d[0].message;
+}
+
+TEST(CheckMode, HostPointerIsNotADevicePointer) {
+  course_cpu::take_diagnostics();
+  std::vector<float> host(32, 1.0f);
+  EXPECT_EQ(run_host_pointer(host.data()), cudaErrorIllegalAddress);
+  const auto d = of_category(course_cpu::take_diagnostics(), "not-a-device-pointer");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@host-pointer"));
+  EXPECT_NE(d[0].message.find("kernel parameter 'data' is not a device pointer (did you pass a host pointer?)"),
+            std::string::npos)
+      << d[0].message;
+  EXPECT_EQ(host[0], 1.0f);  // not performed
+  cudaGetLastError();
+}
+
+namespace {
+const course_cpu::BankConflictLine* find_line(const course_cpu::BankConflictReport& r, int line, bool store) {
+  for (const auto& l : r.lines)
+    if (l.line == line && l.store == store) return &l;
+  return nullptr;
+}
+}  // namespace
+
+TEST(CheckMode, BankConflicts) {
+  course_cpu::take_bank_conflicts();
+  DeviceBuffer<float> out(32);
+  struct Case {
+    int which;
+    const char* marker;
+    int degree;
+  };
+  for (const Case& c : {Case{0, "@bank-column", 32}, Case{1, "@bank-padded", 1}, Case{2, "@bank-row", 1}}) {
+    ASSERT_EQ(run_bank_probe(c.which, out.ptr), cudaSuccess);
+    const auto report = course_cpu::take_bank_conflicts();
+    const auto* l = find_line(report, line_of("kernels_basic.cu", c.marker), false);
+    ASSERT_NE(l, nullptr) << c.marker;
+    EXPECT_EQ(l->variable, "As");
+    EXPECT_EQ(l->requests, 32u) << c.marker;
+    EXPECT_EQ(l->max_degree, c.degree) << c.marker;
+    EXPECT_EQ(l->wavefronts, 32u * c.degree) << c.marker;
+    EXPECT_EQ(report.store_requests, 32u) << c.marker;       // the row-wise fill
+    EXPECT_EQ(report.store_wavefronts, 32u) << c.marker;
+  }
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+}
