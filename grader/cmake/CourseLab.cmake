@@ -81,19 +81,29 @@ function(_course_lab_executable target lab backend)
   endif()
 endfunction()
 
-# Registers the tests of `target` under `prefix` with the labels of `lab` and `role` (student / solution).
+# gtest_discover_tests with list-valued LABELS. Its PROPERTIES are flattened (LABELS a;b becomes LABELS=a plus a
+# property named b), so the labels are set by a small script that CTest runs right after the discovery script.
+function(_course_discover target kind prefix filter labels)
+  set(list_var ${target}_${kind}_tests)
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "${filter}" DISCOVERY_MODE PRE_TEST
+                       NO_PRETTY_VALUES TEST_LIST ${list_var} PROPERTIES ${ARGN})
+  set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}_${kind}_labels.cmake")
+  file(WRITE "${script}" "if(${list_var})\n  set_tests_properties(\${${list_var}} PROPERTIES LABELS \"${labels}\")\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
+endfunction()
+
+# Registers the tests of `target` under `prefix` with the labels of `lab`, `role` (student / solution), `backend`
+# and kind (correctness / perf).
 function(_course_register target prefix lab backend role)
   set(labels "${lab};${role};${backend}")
   if(role STREQUAL "solution")
     list(APPEND labels selftest)
   endif()
   if(NOT backend STREQUAL "gpu" OR COURSE_HAVE_GPU)
-    gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "-*Perf.*" DISCOVERY_MODE PRE_TEST
-                         PROPERTIES LABELS "${labels};correctness" TIMEOUT 300)
+    _course_discover(${target} correctness "${prefix}" "-*Perf.*" "${labels};correctness" TIMEOUT 300)
   endif()
   if(backend STREQUAL "gpu")
-    gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "*Perf.*" DISCOVERY_MODE PRE_TEST
-                         PROPERTIES LABELS "${labels};perf" RUN_SERIAL TRUE TIMEOUT 300)
+    _course_discover(${target} perf "${prefix}" "*Perf.*" "${labels};perf" RUN_SERIAL TRUE TIMEOUT 300)
   endif()
 endfunction()
 
