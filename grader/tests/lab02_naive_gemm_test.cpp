@@ -1,0 +1,146 @@
+// Lab 02 tests. Correctness: naive_gemm() against a double-precision CPU reference on random inputs, at sizes where
+// m, n and k are independent and not multiples of any block. Bad input: the size checks the grader applies before
+// calling a launcher. Perf: the speed-up over the same computation with an uncoalesced mapping (threadIdx.x walking
+// the rows of C), timed in the same process.
+#include "lab02_baselines.h"
+#include "lab02_naive_gemm.h"
+
+#include <course/device.h>
+#include <course/device_buffer.h>
+#include <course/lab_runner.h>
+#include <course/random.h>
+#include <course/reference/gemm.h>
+#include <course/testing.h>
+#include <course/timing.h>
+
+#include <stdexcept>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Shape {
+  int m;
+  int n;
+  int k;
+};
+
+// How gtest prints a shape in failure messages: "m=17 n=33 k=9".
+void PrintTo(const Shape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << s.n << " k=" << s.k; }
+
+std::vector<Shape> correctness_shapes() {
+  std::vector<Shape> shapes = {
+      {1, 1, 1},                             // one element, one term
+      {17, 33, 9},    {31, 33, 32},          // one warp of columns, minus and plus one; k below and at 32
+      {33, 31, 1},    {1, 64, 64},           // k = 1; one row of C
+      {64, 1, 64},    {5, 3, 100},           // one column of C; a long dot product for a tiny C
+      {64, 64, 64},                          // whole 32 x 32 blocks only
+  };
+  if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
+    shapes.push_back({257, 129, 513});    // 256 + 1, 128 + 1, 512 + 1
+    shapes.push_back({100, 1000, 37});    // wide, short k
+  }
+  if (course::kBackend == course::Backend::gpu) shapes.push_back({1024, 1024, 1024});
+  return shapes;
+}
+
+std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
+  return std::to_string(info.param.m) + "x" + std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
+}
+
+std::string call_text(const Shape& s) {
+  return "naive_gemm(a, b, c, m=" + std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" +
+         std::to_string(s.k) + ", stream 0)";
+}
+
+course::Layout c_layout(const Shape& s) {
+  return {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)};
+}
+
+class NaiveGemm : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(NaiveGemm, MatchesReference) {
+  COURSE_REQUIRE_DEVICE();
+  const Shape s = GetParam();
+  const course::GemmSizes sizes = course::gemm_sizes(s.m, s.n, s.k);
+  const std::vector<float> a_host = course::random_floats(sizes.a, course::test_seed(201));
+  const std::vector<float> b_host = course::random_floats(sizes.b, course::test_seed(202));
+  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
+  c.poison();
+
+  course::run_launcher(call_text(s), [&] { naive_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+
+  const auto result = course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
+                                      course::gemm_tolerance(s.k), c_layout(s));
+  EXPECT_TRUE(course::matches(result));
+  EXPECT_TRUE(course::same_bits(a.download(), a_host)) << "naive_gemm() changed its input A";
+  EXPECT_TRUE(course::same_bits(b.download(), b_host)) << "naive_gemm() changed its input B";
+}
+
+INSTANTIATE_TEST_SUITE_P(, NaiveGemm, ::testing::ValuesIn(correctness_shapes()), shape_name);
+
+// ---- bad input: what the grader checks before it calls a launcher -------------------------------------------------
+
+std::string rejection(long long m, long long n, long long k) {
+  try {
+    course::gemm_sizes(m, n, k);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(NaiveGemmBadInput, ZeroSizeIsRejected) {
+  EXPECT_NE(rejection(0, 5, 5).find("M must be at least 1, got 0"), std::string::npos) << rejection(0, 5, 5);
+  EXPECT_NE(rejection(5, 0, 5).find("N must be at least 1, got 0"), std::string::npos) << rejection(5, 0, 5);
+  EXPECT_NE(rejection(5, 5, 0).find("K must be at least 1, got 0"), std::string::npos) << rejection(5, 5, 0);
+  EXPECT_NE(rejection(-3, 5, 5).find("got -3"), std::string::npos) << rejection(-3, 5, 5);
+}
+
+TEST(NaiveGemmBadInput, Int32OverflowIsRejected) {
+  // 65536 x 32768 = 2^31 elements: one more than an int index reaches. Each matrix is checked on its own.
+  EXPECT_NE(rejection(65536, 1, 32768).find("A (M x K) 65536x32768 has more than 2^31-1 elements"),
+            std::string::npos)
+      << rejection(65536, 1, 32768);
+  EXPECT_NE(rejection(1, 65536, 32768).find("B (K x N) 32768x65536"), std::string::npos) << rejection(1, 65536, 32768);
+  EXPECT_NE(rejection(65536, 32768, 1).find("C (M x N) 65536x32768"), std::string::npos) << rejection(65536, 32768, 1);
+  EXPECT_EQ(rejection(46340, 46340, 1), "") << "46340^2 < 2^31 must be accepted";
+}
+
+// ---- perf -------------------------------------------------------------------------------------------------------------
+
+TEST(NaiveGemmPerf, SpeedupVsUncoalesced) {
+  COURSE_REQUIRE_TIMING();
+  constexpr Shape s{1024, 1024, 1024};
+  const course::GemmSizes sizes = course::gemm_sizes(s.m, s.n, s.k);
+  const std::vector<float> a_host = course::random_floats(sizes.a, course::test_seed(211));
+  const std::vector<float> b_host = course::random_floats(sizes.b, course::test_seed(212));
+  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
+  const double flops = 2.0 * s.m * s.n * s.k;
+
+  auto baseline = [&] { uncoalesced_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
+  auto lab = [&] { naive_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
+  // The baseline is timed before and after the lab, so a drift in clocks during the test affects both sides.
+  const course::Timing base1 = course::time_runs(baseline);
+  const course::Timing mine = course::time_runs(lab);
+  const course::Timing base2 = course::time_runs(baseline);
+  const double base_ms = 0.5 * (base1.median_ms + base2.median_ms);
+  std::printf("uncoalesced baseline: %7.0f GFLOP/s (median %.4f / %.4f ms)\n", flops / (base_ms * 1e6),
+              base1.median_ms, base2.median_ms);
+  std::printf("naive_gemm:           %7.0f GFLOP/s (median %.4f ms, spread %.1f %%)\n",
+              flops / (mine.median_ms * 1e6), mine.median_ms, 100 * mine.spread);
+
+  // The timed runs must have computed the right thing too.
+  c.poison();
+  course::run_launcher(call_text(s), lab);
+  EXPECT_TRUE(course::matches(course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
+                                              course::gemm_tolerance(s.k), c_layout(s))));
+
+  const course::Config config = course::load_lab_config("lab02");
+  course::expect_ratio_at_least("naive_gemm speed-up over the uncoalesced mapping", base_ms / mine.median_ms,
+                                course::lookup_threshold(config, "min_speedup_vs_uncoalesced",
+                                                         course::device_info().arch()));
+}
+
+}  // namespace

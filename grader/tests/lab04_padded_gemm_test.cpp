@@ -1,0 +1,161 @@
+// Lab 04 tests. Correctness: padded_gemm() against a double-precision CPU reference on random inputs, at sizes where
+// m, n and k are independent and not multiples of the tile. Bank conflicts (check mode of the CPU backend): the
+// unpadded starting point shows its 32-way conflict, and padded_gemm() has none. Perf: the speed-up of padded_gemm()
+// over the unpadded starting point, timed in the same process.
+#include "lab04_baselines.h"
+#include "lab04_padded_gemm.h"
+
+#include <course/bank_conflicts.h>
+#include <course/device.h>
+#include <course/device_buffer.h>
+#include <course/lab_runner.h>
+#include <course/random.h>
+#include <course/reference/gemm.h>
+#include <course/testing.h>
+#include <course/timing.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Shape {
+  int m;
+  int n;
+  int k;
+};
+
+// How gtest prints a shape in failure messages: "m=17 n=33 k=9".
+void PrintTo(const Shape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << s.n << " k=" << s.k; }
+
+std::vector<Shape> correctness_shapes() {
+  std::vector<Shape> shapes = {
+      {1, 1, 1},                          // one element, one term: a single, mostly zero-filled tile
+      {17, 33, 9},    {31, 33, 32},       // k below and at one tile; n one past a tile
+      {33, 31, 1},    {5, 3, 100},        // k = 1; many k-tiles for a tiny C
+      {64, 64, 64},   {40, 50, 70},       // whole tiles only; no size a multiple of 32
+  };
+  if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
+    shapes.push_back({257, 129, 513});
+    shapes.push_back({100, 1000, 37});
+  }
+  if (course::kBackend == course::Backend::gpu) shapes.push_back({1024, 1024, 1024});
+  return shapes;
+}
+
+std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
+  return std::to_string(info.param.m) + "x" + std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
+}
+
+std::string call_text(const char* launcher, const Shape& s) {
+  return std::string(launcher) + "(a, b, c, m=" + std::to_string(s.m) + ", n=" + std::to_string(s.n) +
+         ", k=" + std::to_string(s.k) + ", stream 0)";
+}
+
+class PaddedGemm : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(PaddedGemm, MatchesReference) {
+  COURSE_REQUIRE_DEVICE();
+  const Shape s = GetParam();
+  const course::GemmSizes sizes = course::gemm_sizes(s.m, s.n, s.k);
+  const std::vector<float> a_host = course::random_floats(sizes.a, course::test_seed(401));
+  const std::vector<float> b_host = course::random_floats(sizes.b, course::test_seed(402));
+  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
+  c.poison();
+
+  course::run_launcher(call_text("padded_gemm", s),
+                       [&] { padded_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+
+  const auto result = course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
+                                      course::gemm_tolerance(s.k),
+                                      {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)});
+  EXPECT_TRUE(course::matches(result));
+  EXPECT_TRUE(course::same_bits(a.download(), a_host)) << "padded_gemm() changed its input A";
+  EXPECT_TRUE(course::same_bits(b.download(), b_host)) << "padded_gemm() changed its input B";
+}
+
+INSTANTIATE_TEST_SUITE_P(, PaddedGemm, ::testing::ValuesIn(correctness_shapes()), shape_name);
+
+// ---- bank conflicts: counted by the CPU backend's check mode (skipped elsewhere) ----------------------------------
+
+// Runs `launcher` once on a 64 x 64 x 64 problem (2 x 2 blocks, 2 k-tiles) and returns the conflicts it caused.
+template <class Launcher>
+course::BankConflicts conflicts_of(const char* name, Launcher launcher) {
+  constexpr Shape s{64, 64, 64};
+  const course::GemmSizes sizes = course::gemm_sizes(s.m, s.n, s.k);
+  course::DeviceBuffer<float> a(course::random_floats(sizes.a, course::test_seed(403)), "A");
+  course::DeviceBuffer<float> b(course::random_floats(sizes.b, course::test_seed(404)), "B");
+  course::DeviceBuffer<float> c(sizes.c, "C");
+  course::take_bank_conflicts();  // forget earlier launches
+  course::run_launcher(call_text(name, s), [&] { launcher(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+  const course::BankConflicts bc = course::take_bank_conflicts();
+  std::printf("%s, %dx%dx%d: %s", name, s.m, s.n, s.k, bc.table().c_str());
+  return bc;
+}
+
+// The starting point really conflicts: lane tx reads As[tx][p], word 32 * tx + p, all in bank p. If this fails, the
+// conflict counter, not your kernel, is wrong.
+TEST(PaddedGemmBankConflicts, UnpaddedStartingPointIs32Way) {
+  COURSE_REQUIRE_DEVICE();
+  const course::BankConflicts bc = conflicts_of("unpadded_gemm", unpadded_gemm);
+  if (!bc.available) GTEST_SKIP() << bc.reason;
+  EXPECT_EQ(bc.max_degree_of(/*stores=*/false), 32);
+  EXPECT_EQ(bc.max_degree_of(/*stores=*/true), 1);
+}
+
+// Yours must have no conflict at all: every warp-wide request of every line is served in one wavefront.
+TEST(PaddedGemmBankConflicts, PaddedHasNoConflicts) {
+  COURSE_REQUIRE_DEVICE();
+  const course::BankConflicts bc = conflicts_of("padded_gemm", padded_gemm);
+  if (!bc.available) GTEST_SKIP() << bc.reason;
+  EXPECT_GT(bc.load_requests, 0u) << "padded_gemm() read no shared memory: keep the tiles in __shared__ arrays";
+  for (const auto& l : bc.lines) {
+    EXPECT_LE(l.max_degree, 1) << l.file << ":" << l.line << ": " << (l.store ? "a store to " : "a read of ")
+                               << l.variable << " is a " << l.max_degree << "-way bank conflict (average "
+                               << static_cast<double>(l.wavefronts) / static_cast<double>(l.requests)
+                               << "). For one warp (tx = 0..31, one ty), write down the word each lane touches and "
+                                  "take it mod 32: which padding puts them in 32 different banks?";
+  }
+}
+
+// ---- perf -------------------------------------------------------------------------------------------------------------
+
+TEST(PaddedGemmPerf, SpeedupVsUnpadded) {
+  COURSE_REQUIRE_TIMING();
+  constexpr Shape s{2048, 2048, 2048};
+  const course::GemmSizes sizes = course::gemm_sizes(s.m, s.n, s.k);
+  const std::vector<float> a_host = course::random_floats(sizes.a, course::test_seed(411));
+  const std::vector<float> b_host = course::random_floats(sizes.b, course::test_seed(412));
+  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
+  const double flops = 2.0 * s.m * s.n * s.k;
+
+  auto baseline = [&] { unpadded_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
+  auto lab = [&] { padded_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
+  // The baseline is timed before and after the lab, so a drift in clocks during the test affects both sides.
+  const course::Timing base1 = course::time_runs(baseline);
+  const course::Timing mine = course::time_runs(lab);
+  const course::Timing base2 = course::time_runs(baseline);
+  const double base_ms = 0.5 * (base1.median_ms + base2.median_ms);
+  std::printf("unpadded baseline: %7.0f GFLOP/s (median %.4f / %.4f ms)\n", flops / (base_ms * 1e6),
+              base1.median_ms, base2.median_ms);
+  std::printf("padded_gemm:       %7.0f GFLOP/s (median %.4f ms, spread %.1f %%)\n",
+              flops / (mine.median_ms * 1e6), mine.median_ms, 100 * mine.spread);
+
+  // The timed runs must have computed the right thing too (every 16th row: the CPU reference of the whole of C
+  // would take longer than the rest of the test).
+  constexpr int kRowStep = 16;
+  c.poison();
+  course::run_launcher(call_text("padded_gemm", s), lab);
+  EXPECT_TRUE(course::matches(course::compare(
+      course::sample_rows(c.download(), s.m, s.n, kRowStep),
+      course::gemm_reference(a_host, b_host, s.m, s.n, s.k, kRowStep), course::gemm_tolerance(s.k),
+      {"C (every 16th row)", static_cast<std::size_t>(s.m / kRowStep), static_cast<std::size_t>(s.n)})));
+
+  const course::Config config = course::load_lab_config("lab04");
+  course::expect_ratio_at_least(
+      "padded_gemm speed-up over the unpadded layout", base_ms / mine.median_ms,
+      course::lookup_threshold(config, "min_speedup_vs_unpadded", course::device_info().arch()));
+}
+
+}  // namespace

@@ -1,0 +1,42 @@
+// Lab 02 — naive GEMM: C = A·B, one thread per element of C.
+//
+// What you practise: mapping threads to data so that a warp's memory accesses coalesce. The 32 threads of a warp
+// have consecutive threadIdx.x; give them consecutive COLUMNS of C, and at every step of the dot product they read
+// 32 consecutive floats of B (one or two memory transactions) and the same float of A (a broadcast). Mapped the
+// other way round, every lane touches a different row: 32 transactions per load.
+// Your part is in the TODO regions; the handout is labs/02_naive_gemm/README.md. Test: ctest --test-dir build -R lab02
+#include "lab02_naive_gemm.h"
+
+// ---- kernels --------------------------------------------------------------------------------------------------------
+
+// One thread computes C[row][col] = sum_p A[row][p] * B[p][col]: it reads a row of A and a column of B from global
+// memory. Every element of A is read n times and every element of B m times (lab 03 cuts that with shared memory).
+// [docs:naive_gemm_kernel]
+__global__ void naive_gemm_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                  int m, int n, int k) {
+  // TODO(lab02): compute this thread's row and column of C; threadIdx.x must walk the columns (2 lines)
+  const int row = 0;  // replace: the row of C this thread owns
+  const int col = 0;  // replace: the column of C this thread owns
+  // END TODO
+  // TODO(lab02): return from threads outside C: m and n need not be multiples of the block (1 line)
+  // (nothing yet: every thread goes on, even those outside C)
+  // END TODO
+  float sum = 0.0f;
+  // TODO(lab02): accumulate the dot product of row `row` of A and column `col` of B (about 3 lines)
+  // (nothing yet: sum stays 0)
+  // END TODO
+  c[row * n + col] = sum;
+}
+// [/docs:naive_gemm_kernel]
+
+// ---- launcher -------------------------------------------------------------------------------------------------------
+
+// [docs:naive_gemm_launcher]
+void naive_gemm(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  // TODO(lab02): choose a block shape and a grid that covers the n columns and m rows of C, rounding up (2 lines)
+  const dim3 block(1, 1);  // replace: e.g. 32 x 32 threads
+  const dim3 grid(1, 1);   // replace: enough blocks to cover n columns x m rows, rounded up
+  // END TODO
+  naive_gemm_kernel<<<grid, block, 0, stream>>>(a, b, c, m, n, k);
+}
+// [/docs:naive_gemm_launcher]
