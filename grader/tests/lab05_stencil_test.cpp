@@ -1,0 +1,200 @@
+// Lab 05 tests. Correctness: stencil() against a double-precision CPU reference on random inputs, at the edges (the
+// first and last block, n smaller than a block, n smaller than the radius, radius 0) and at awkward sizes; bad
+// arguments rejected with a clear error before the launcher is called.
+// Perf (graded at kGradedRadius): stencil() against the global-memory stencil in grader/baselines and against a
+// device-to-device copy, all timed in the same process.
+#include "lab05_baselines.h"
+#include "lab05_stencil.h"
+
+#include <course/device_buffer.h>
+#include <course/lab_runner.h>
+#include <course/random.h>
+#include <course/reference/stencil.h>
+#include <course/testing.h>
+#include <course/timing.h>
+#include <course/validate.h>
+
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+// The radius the perf tests use: large enough that the reuse of a shared tile beats the L1 cache, small enough that
+// the stencil stays close to memory-bound (see the handout's table).
+constexpr int kGradedRadius = 8;
+
+struct Case {
+  int n;
+  int radius;
+};
+
+// How GoogleTest prints a Case in messages (instead of its bytes).
+[[maybe_unused]] void PrintTo(const Case& c, std::ostream* os) { *os << "n=" << c.n << " radius=" << c.radius; }
+
+std::vector<Case> correctness_cases() {
+  std::vector<Case> cases = {
+      {1, 0},    {1, 1},    {1, 3},       // one element; n < radius
+      {5, 8},    {31, 64},                // n smaller than the radius: every output sees both boundaries
+      {97, 0},   {97, 1},                 // radius 0 copies the input; a prime size
+      {255, 3},  {256, 3},  {257, 3},     // a block of threads, minus and plus one
+      {1023, 8}, {1024, 8}, {1025, 8},    // one tile of 4 outputs per thread, minus and plus one
+      {3001, 16},                         // several blocks: first, middle and last
+      {2053, 64}, {4099, 100},            // halos wider than a warp; a prime size
+      {1500, 1024},                       // the largest radius: the halo is larger than the tile
+  };
+  if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
+    cases.push_back({(1 << 20) + 3, kGradedRadius});
+    cases.push_back({(1 << 22) + 17, 3});
+  }
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return "n" + std::to_string(info.param.n) + "_r" + std::to_string(info.param.radius);
+}
+
+std::string call_text(int n, int radius) {
+  return "stencil(in, out, " + std::to_string(n) + ", " + std::to_string(radius) + ", stream 0)";
+}
+
+// The preconditions of lab05_stencil.h, checked here so that the lab file holds only kernels and the launcher.
+void require_valid_stencil_arguments(long long n, long long radius) {
+  course::require_positive("stencil: n", n);
+  if (n > kStencilMaxN)
+    throw std::invalid_argument("stencil: n must be at most kStencilMaxN = " + std::to_string(kStencilMaxN) +
+                                ", got " + std::to_string(n));
+  if (radius < 0 || radius > kStencilMaxRadius)
+    throw std::invalid_argument("stencil: radius must be between 0 and kStencilMaxRadius = " +
+                                std::to_string(kStencilMaxRadius) + ", got " + std::to_string(radius));
+}
+
+// Checks the arguments, then runs stencil() under the harness (launch errors and check-mode findings fail the test).
+void run_stencil(const course::DeviceBuffer<float>& in, course::DeviceBuffer<float>& out, long long n,
+                 long long radius) {
+  require_valid_stencil_arguments(n, radius);
+  const int ni = static_cast<int>(n), r = static_cast<int>(radius);
+  course::run_launcher(call_text(ni, r), [&] { stencil(in.data(), out.data(), ni, r, 0); });
+}
+
+class Stencil : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Stencil, MatchesReference) {
+  COURSE_REQUIRE_DEVICE();
+  const Case c = GetParam();
+  const std::vector<float> in_host = course::random_floats(static_cast<std::size_t>(c.n), course::test_seed(501));
+  course::DeviceBuffer<float> in(in_host, "in"), out(static_cast<std::size_t>(c.n), "out");
+  out.poison();
+
+  run_stencil(in, out, c.n, c.radius);
+
+  EXPECT_TRUE(course::matches(course::compare(out.download(), course::stencil_reference(in_host, c.radius),
+                                              course::stencil_tolerance(c.radius), {"out"})));
+  EXPECT_TRUE(course::same_bits(in.download(), in_host)) << "stencil() changed its input";
+}
+
+INSTANTIATE_TEST_SUITE_P(, Stencil, ::testing::ValuesIn(correctness_cases()), case_name);
+
+// Exact sums: small integers add without rounding, so every output must equal the reference exactly. Inputs of
+// 1, 2, 3, ... make an output that used a wrong neighbour, or missed the boundary policy, differ by at least 1.
+TEST(StencilEdges, ExactAtBothEnds) {
+  COURSE_REQUIRE_DEVICE();
+  constexpr int n = 2 * 1024 + 37;  // three blocks of 1024 outputs, the last one nearly empty
+  constexpr int radius = 5;
+  std::vector<float> in_host(n);
+  for (int i = 0; i < n; ++i) in_host[static_cast<std::size_t>(i)] = static_cast<float>(i % 251 + 1);
+  course::DeviceBuffer<float> in(in_host, "in"), out(static_cast<std::size_t>(n), "out");
+  out.poison();
+
+  run_stencil(in, out, n, radius);
+
+  EXPECT_TRUE(course::matches(course::compare(out.download(), course::stencil_reference(in_host, radius), 0.0,
+                                              {"out"})));
+}
+
+// Bad arguments never reach the launcher: they fail with a message naming the argument and the allowed range.
+TEST(StencilArguments, RejectsBadArguments) {
+  const auto rejects = [](long long n, long long radius, const std::string& expected_words) {
+    try {
+      require_valid_stencil_arguments(n, radius);
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(expected_words), std::string::npos)
+          << "message was: " << e.what();
+      return;
+    }
+    ADD_FAILURE() << "stencil(n = " << n << ", radius = " << radius << ") was not rejected";
+  };
+  rejects(0, 3, "n must be at least 1");
+  rejects(-7, 3, "n must be at least 1");
+  rejects(static_cast<long long>(kStencilMaxN) + 1, 3, "n must be at most");
+  rejects(100, -1, "radius must be between 0 and");
+  rejects(100, kStencilMaxRadius + 1, "radius must be between 0 and");
+  EXPECT_NO_THROW(require_valid_stencil_arguments(1, 0));
+  EXPECT_NO_THROW(require_valid_stencil_arguments(kStencilMaxN, kStencilMaxRadius));
+}
+
+// ---- perf -------------------------------------------------------------------------------------------------------------
+
+struct StencilTimings {
+  double copy_gbps = 0.0;    // device-to-device copy: bytes read + written per second
+  double global_gbps = 0.0;  // the baseline, counting one read + one write per element
+  double lab_gbps = 0.0;     // stencil(), the same way
+};
+
+// Times copy, baseline, lab, baseline, copy: a drift in clocks during the test affects both sides of each ratio.
+StencilTimings time_stencils() {
+  constexpr int n = 1 << 26;  // 2^26 floats: 256 MiB per array, several times any L2
+  const std::vector<float> in_host = course::random_floats(n, course::test_seed(511));
+  course::DeviceBuffer<float> in(in_host, "in"), out(n, "out");
+  const double bytes = static_cast<double>(n) * sizeof(float);
+
+  auto copy = [&] {
+    CUDA_CHECK(cudaMemcpyAsync(out.data(), in.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+  };
+  auto global = [&] { stencil_global(in.data(), out.data(), n, kGradedRadius, 0); };
+  auto lab = [&] { stencil(in.data(), out.data(), n, kGradedRadius, 0); };
+  const course::Timing copy1 = course::time_runs(copy);
+  const course::Timing global1 = course::time_runs(global);
+  const course::Timing mine = course::time_runs(lab);
+  const course::Timing global2 = course::time_runs(global);
+  const course::Timing copy2 = course::time_runs(copy);
+
+  StencilTimings t;
+  t.copy_gbps = course::gigabytes_per_second(2 * bytes, 0.5 * (copy1.median_ms + copy2.median_ms));
+  t.global_gbps = course::gigabytes_per_second(2 * bytes, 0.5 * (global1.median_ms + global2.median_ms));
+  t.lab_gbps = course::gigabytes_per_second(2 * bytes, mine.median_ms);
+  std::printf("radius %d, n = 2^26\n", kGradedRadius);
+  std::printf("device-to-device copy: %.0f GB/s (median %.4f / %.4f ms)\n", t.copy_gbps, copy1.median_ms,
+              copy2.median_ms);
+  std::printf("global-memory stencil: %.0f GB/s (median %.4f / %.4f ms)\n", t.global_gbps, global1.median_ms,
+              global2.median_ms);
+  std::printf("stencil:               %.0f GB/s (median %.4f ms, spread %.1f %%)\n", t.lab_gbps, mine.median_ms,
+              100 * mine.spread);
+
+  // The timed runs must have computed the right thing too.
+  out.poison();
+  course::run_launcher(call_text(n, kGradedRadius), lab);
+  EXPECT_TRUE(course::matches(course::compare(out.download(), course::stencil_reference(in_host, kGradedRadius),
+                                              course::stencil_tolerance(kGradedRadius), {"out"})));
+  return t;
+}
+
+TEST(StencilPerf, SpeedupVsGlobal) {
+  COURSE_REQUIRE_TIMING();
+  const StencilTimings t = time_stencils();
+  const course::Config config = course::load_lab_config("lab05");
+  course::expect_ratio_at_least("stencil bandwidth / global-memory stencil bandwidth", t.lab_gbps / t.global_gbps,
+                                course::lookup_threshold(config, "min_speedup_vs_global",
+                                                         course::device_info().arch()));
+}
+
+TEST(StencilPerf, BandwidthVsCopy) {
+  COURSE_REQUIRE_TIMING();
+  const StencilTimings t = time_stencils();
+  const course::Config config = course::load_lab_config("lab05");
+  course::expect_ratio_at_least("stencil bandwidth / copy bandwidth", t.lab_gbps / t.copy_gbps,
+                                course::lookup_threshold(config, "min_fraction_of_copy", course::device_info().arch()));
+}
+
+}  // namespace

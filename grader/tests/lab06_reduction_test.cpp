@@ -1,0 +1,220 @@
+// Lab 06 tests. Correctness: reduction() against a compensated double-precision CPU sum, for every block size from 64
+// to 1024, at n = 1, primes, block size - 1, block size, block size + 1 and (outside check mode) 2^26 + 3; exact sums
+// of small integers, which any lost or doubly counted input changes; bad arguments rejected with a clear error
+// before the launcher is called.
+// Perf (graded at block size 256): reduction() against the interleaved-addressing tree in grader/baselines and
+// against a device-to-device copy, all timed in the same process.
+#include "lab06_baselines.h"
+#include "lab06_reduction.h"
+
+#include <course/device_buffer.h>
+#include <course/lab_runner.h>
+#include <course/random.h>
+#include <course/reference/reduce.h>
+#include <course/testing.h>
+#include <course/timing.h>
+#include <course/validate.h>
+
+#include <bit>
+#include <cstdint>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kGradedBlockSize = 256;
+
+struct Case {
+  int n;
+  int block_size;
+};
+
+// How GoogleTest prints a Case in messages (instead of its bytes).
+[[maybe_unused]] void PrintTo(const Case& c, std::ostream* os) { *os << "n=" << c.n << " block_size=" << c.block_size; }
+
+std::vector<Case> correctness_cases() {
+  std::vector<Case> cases;
+  for (int bs = kReductionMinBlock; bs <= kReductionMaxBlock; bs *= 2) {
+    for (int n : {1, 2, 31, 97, bs - 1, bs, bs + 1, 2 * bs + 1, 4099}) cases.push_back({n, bs});
+  }
+  if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
+    cases.push_back({65537, 64});
+    cases.push_back({1000003, 1024});           // a prime
+    cases.push_back({(1 << 26) + 3, kGradedBlockSize});
+  }
+  return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return "n" + std::to_string(info.param.n) + "_block" + std::to_string(info.param.block_size);
+}
+
+std::string call_text(int n, int block_size) {
+  return "reduction(in, " + std::to_string(n) + ", result, scratch, " + std::to_string(block_size) + ", stream 0)";
+}
+
+// Random inputs in [-0.25, 1): some cancellation, but a mean well away from 0. With a zero mean, the sum of n inputs
+// is only about sqrt(n), and at n = 2^26 even a result of 0 would lie within the tolerance (relative to sum |x|).
+// Here the sum is about 0.9 sum |x|, so any result wrong by more than the tolerance shows.
+std::vector<float> reduction_inputs(std::size_t n, std::uint64_t seed) {
+  return course::random_floats(n, seed, -0.25f, 1.0f);
+}
+
+// The preconditions of lab06_reduction.h, checked here so that the lab file holds only kernels and the launcher.
+void require_valid_reduction_arguments(long long n, long long block_size) {
+  course::require_positive("reduction: n", n);
+  if (n > kReductionMaxN)
+    throw std::invalid_argument("reduction: n must be at most kReductionMaxN = " + std::to_string(kReductionMaxN) +
+                                ", got " + std::to_string(n));
+  if (block_size < kReductionMinBlock || block_size > kReductionMaxBlock ||
+      !std::has_single_bit(static_cast<unsigned long long>(block_size)))
+    throw std::invalid_argument("reduction: block_size must be a power of two from " +
+                                std::to_string(kReductionMinBlock) + " to " + std::to_string(kReductionMaxBlock) +
+                                " (the halving tree needs a power of two), got " + std::to_string(block_size));
+}
+
+// Uploads `host`, runs reduction() under the harness with poisoned scratch and result, and returns *result.
+float run_reduction(const std::vector<float>& host, int block_size) {
+  const long long n = static_cast<long long>(host.size());
+  require_valid_reduction_arguments(n, block_size);
+  const int ni = static_cast<int>(n);
+  course::DeviceBuffer<float> in(host, "in"), result(1, "result");
+  course::DeviceBuffer<float> scratch(static_cast<std::size_t>(reduction_scratch_elements(ni, block_size)), "scratch");
+  result.poison();
+  scratch.poison();  // the launcher must not rely on what scratch holds
+  course::run_launcher(call_text(ni, block_size),
+                       [&] { reduction(in.data(), ni, result.data(), scratch.data(), block_size, 0); });
+  EXPECT_TRUE(course::same_bits(in.download(), host)) << "reduction() changed its input";
+  return result.download()[0];
+}
+
+class Reduction : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Reduction, MatchesReference) {
+  COURSE_REQUIRE_DEVICE();
+  const Case c = GetParam();
+  const std::vector<float> host = reduction_inputs(static_cast<std::size_t>(c.n), course::test_seed(601));
+  const float got = run_reduction(host, c.block_size);
+  EXPECT_TRUE(course::matches(course::compare(std::vector<float>{got}, course::reduce_reference(host),
+                                              course::reduce_tolerance(host.size()), {"result"})));
+}
+
+INSTANTIATE_TEST_SUITE_P(, Reduction, ::testing::ValuesIn(correctness_cases()), case_name);
+
+// Small integers in [-4, 4] add without rounding in any order while every partial sum stays below 2^24, so the
+// result must equal the reference exactly: one input lost or added twice changes it (a float tolerance could not
+// see one input among millions).
+TEST(ReductionExact, IntegerInputs) {
+  COURSE_REQUIRE_DEVICE();
+  const int n = course::kCheckMode ? 5003 : (1 << 20) + 3;
+  course::Rng rng(course::test_seed(602));
+  std::vector<float> host(static_cast<std::size_t>(n));
+  for (float& x : host) x = static_cast<float>(static_cast<int>(rng.next_u64() % 9) - 4);
+  for (int block_size : {kReductionMinBlock, kGradedBlockSize, kReductionMaxBlock}) {
+    SCOPED_TRACE("block_size " + std::to_string(block_size));
+    const float got = run_reduction(host, block_size);
+    EXPECT_TRUE(course::matches(course::compare(std::vector<float>{got}, course::reduce_reference(host), 0.0,
+                                                {"result"})));
+  }
+}
+
+// The scratch size the interface promises: one partial sum per block at each level of a tree.
+TEST(ReductionScratch, ElementsPerLevel) {
+  EXPECT_EQ(reduction_scratch_elements(1, 64), 1);
+  EXPECT_EQ(reduction_scratch_elements(64, 64), 1);
+  EXPECT_EQ(reduction_scratch_elements(65, 64), 2 + 1);
+  EXPECT_EQ(reduction_scratch_elements(64 * 64 + 1, 64), 65 + 2 + 1);
+  EXPECT_EQ(reduction_scratch_elements(kReductionMaxN, 1024), (1 << 20) + (1 << 10) + 1);
+}
+
+// Bad arguments never reach the launcher: they fail with a message naming the argument and the allowed range.
+TEST(ReductionArguments, RejectsBadArguments) {
+  const auto rejects = [](long long n, long long block_size, const std::string& expected_words) {
+    try {
+      require_valid_reduction_arguments(n, block_size);
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(expected_words), std::string::npos) << "message was: " << e.what();
+      return;
+    }
+    ADD_FAILURE() << "reduction(n = " << n << ", block_size = " << block_size << ") was not rejected";
+  };
+  rejects(0, 256, "n must be at least 1");
+  rejects(-3, 256, "n must be at least 1");
+  rejects(static_cast<long long>(kReductionMaxN) + 1, 256, "n must be at most");
+  for (long long bs : {0LL, -256LL, 32LL, 2048LL, 96LL, 255LL, 257LL, 1000LL})
+    rejects(1000, bs, "block_size must be a power of two from 64 to 1024");
+  for (int bs = kReductionMinBlock; bs <= kReductionMaxBlock; bs *= 2)
+    EXPECT_NO_THROW(require_valid_reduction_arguments(kReductionMaxN, bs));
+}
+
+// ---- perf -------------------------------------------------------------------------------------------------------------
+
+struct ReductionTimings {
+  double copy_gbps = 0.0;         // device-to-device copy: bytes read + written per second
+  double interleaved_gbps = 0.0;  // the baseline: bytes of input read per second
+  double lab_gbps = 0.0;          // reduction(), the same way
+};
+
+// Times copy, baseline, lab, baseline, copy: a drift in clocks during the test affects both sides of each ratio.
+ReductionTimings time_reductions() {
+  constexpr int n = 1 << 26;  // 2^26 floats: 256 MiB, several times any L2
+  constexpr int bs = kGradedBlockSize;
+  const std::vector<float> host = reduction_inputs(n, course::test_seed(611));
+  course::DeviceBuffer<float> in(host, "in"), copy_out(n, "copy destination"), result(1, "result");
+  course::DeviceBuffer<float> scratch(static_cast<std::size_t>(reduction_scratch_elements(n, bs)), "scratch");
+  const double bytes = static_cast<double>(n) * sizeof(float);
+
+  auto copy = [&] {
+    CUDA_CHECK(cudaMemcpyAsync(copy_out.data(), in.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+  };
+  auto interleaved = [&] { reduce_interleaved(in.data(), n, result.data(), scratch.data(), bs, 0); };
+  auto lab = [&] { reduction(in.data(), n, result.data(), scratch.data(), bs, 0); };
+  const course::Timing copy1 = course::time_runs(copy);
+  const course::Timing base1 = course::time_runs(interleaved);
+  const course::Timing mine = course::time_runs(lab);
+  const course::Timing base2 = course::time_runs(interleaved);
+  const course::Timing copy2 = course::time_runs(copy);
+
+  ReductionTimings t;
+  t.copy_gbps = course::gigabytes_per_second(2 * bytes, 0.5 * (copy1.median_ms + copy2.median_ms));
+  t.interleaved_gbps = course::gigabytes_per_second(bytes, 0.5 * (base1.median_ms + base2.median_ms));
+  t.lab_gbps = course::gigabytes_per_second(bytes, mine.median_ms);
+  std::printf("n = 2^26, block size %d\n", bs);
+  std::printf("device-to-device copy:  %.0f GB/s read + written (median %.4f / %.4f ms)\n", t.copy_gbps,
+              copy1.median_ms, copy2.median_ms);
+  std::printf("interleaved reduction:  %.0f GB/s read (median %.4f / %.4f ms)\n", t.interleaved_gbps,
+              base1.median_ms, base2.median_ms);
+  std::printf("reduction:              %.0f GB/s read (median %.4f ms, spread %.1f %%)\n", t.lab_gbps,
+              mine.median_ms, 100 * mine.spread);
+
+  // The timed runs must have computed the right thing too.
+  result.poison();
+  scratch.poison();
+  course::run_launcher(call_text(n, bs), lab);
+  EXPECT_TRUE(course::matches(course::compare(result.download(), course::reduce_reference(host),
+                                              course::reduce_tolerance(host.size()), {"result"})));
+  return t;
+}
+
+TEST(ReductionPerf, BandwidthVsCopy) {
+  COURSE_REQUIRE_TIMING();
+  const ReductionTimings t = time_reductions();
+  const course::Config config = course::load_lab_config("lab06");
+  course::expect_ratio_at_least("reduction bytes read per second / copy bytes read + written per second",
+                                t.lab_gbps / t.copy_gbps,
+                                course::lookup_threshold(config, "min_fraction_of_copy", course::device_info().arch()));
+}
+
+TEST(ReductionPerf, SpeedupVsInterleaved) {
+  COURSE_REQUIRE_TIMING();
+  const ReductionTimings t = time_reductions();
+  const course::Config config = course::load_lab_config("lab06");
+  course::expect_ratio_at_least("reduction bandwidth / interleaved-addressing reduction bandwidth",
+                                t.lab_gbps / t.interleaved_gbps,
+                                course::lookup_threshold(config, "min_speedup_vs_interleaved",
+                                                         course::device_info().arch()));
+}
+
+}  // namespace
