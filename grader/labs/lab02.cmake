@@ -7,4 +7,6 @@ course_add_lab(02 02_naive_gemm
             catalogue/lab02/missing_bounds_guard.cu
             catalogue/lab02/grid_not_rounded_up.cu
             catalogue/lab02/wrong_b_stride.cu
-            catalogue/lab02/accumulates_into_output.cu)
+            catalogue/lab02/accumulates_into_output.cu
+            catalogue/lab02/uncoalesced_mapping.cu
+  VARIANTS  variants/lab02/naive_16x16.cu)

@@ -7,4 +7,5 @@ course_add_lab(06 06_reduction
             catalogue/lab06/tree_step_without_sync.cu
             catalogue/lab06/shared_size_in_elements.cu
             catalogue/lab06/last_warp_without_syncwarp.cu
-            catalogue/lab06/stride_of_one_block.cu)
+            catalogue/lab06/stride_of_one_block.cu
+  VARIANTS  variants/lab06/tree_grid_stride.cu)
