@@ -1,0 +1,43 @@
+"""Expected verdicts of the bundled samples (grader/samples/expected.toml), checked after grading them."""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from .grading import LabResult
+
+
+def load(path: Path) -> dict[tuple[str, str], dict]:
+    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": str}}"""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    out = {}
+    for student, labs in data.items():
+        for lab, spec in labs.items():
+            number = lab.removeprefix("lab")
+            entry = {}
+            for backend in ("cpu", "gpu"):
+                v = spec.get(backend, [])
+                entry[backend] = [v] if isinstance(v, str) else list(v)
+            entry["message_contains"] = spec.get("message_contains", "")
+            entry["why"] = spec.get("why", "")
+            out[(student, number)] = entry
+    return out
+
+
+def check(results: list[LabResult], expected: dict[tuple[str, str], dict], backend: str) -> list[str]:
+    """Mismatches as readable lines (empty: all as expected). Entries for labs that were not graded are skipped."""
+    graded = {(r.student, r.lab): r for r in results}
+    graded_labs = {r.lab for r in results}
+    problems = []
+    for (student, lab), spec in sorted(expected.items()):
+        if lab not in graded_labs:
+            continue
+        r = graded.get((student, lab))
+        allowed = spec[backend]
+        if r is None:
+            problems.append(f"{student} lab{lab}: not graded (expected {' or '.join(allowed)})")
+        elif allowed and r.verdict not in allowed:
+            problems.append(f"{student} lab{lab}: verdict {r.verdict}, expected {' or '.join(allowed)} — {r.message}")
+        elif spec["message_contains"] and spec["message_contains"].lower() not in r.message.lower():
+            problems.append(f"{student} lab{lab}: message lacks '{spec['message_contains']}': {r.message}")
+    return problems

@@ -1,0 +1,15 @@
+// Sample submission (grader/samples): does not compile (an undeclared variable). Expected verdict: build-error.
+#include "lab01_matadd.h"
+
+__global__ void matadd_kernel(const float* a, const float* b, float* c, int rows, int cols) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows || col >= cols) return;
+  c[idx] = a[idx] + b[idx];  // 'idx' was never declared
+}
+
+void matadd(const float* a, const float* b, float* c, int rows, int cols, cudaStream_t stream) {
+  const dim3 block(32, 8);
+  const dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
+  matadd_kernel<<<grid, block, 0, stream>>>(a, b, c, rows, cols);
+}

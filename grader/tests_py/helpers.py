@@ -1,0 +1,30 @@
+"""Shared test helpers: the package on sys.path, temporary folders, a small course configuration."""
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+GRADER = Path(__file__).resolve().parents[1]
+if str(GRADER) not in sys.path:
+    sys.path.insert(0, str(GRADER))
+
+from course_grader import config  # noqa: E402
+
+COURSE = config.load()
+LAB01 = COURSE.lab("01")
+LAB03 = COURSE.lab("03")
+CORRECT = (GRADER / "samples" / "correct" / "01_matadd" / "matadd.cu").read_bytes()
+
+
+class TempDirTest(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = Path(self._tmp.name)
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def files_outside(self, allowed: Path) -> list[Path]:
+        """Files under self.tmp that are not under `allowed` and not part of the test's own input."""
+        return [p for p in self.tmp.rglob("*") if p.is_file() and allowed not in p.parents
+                and "input" not in p.relative_to(self.tmp).parts]

@@ -1,0 +1,46 @@
+"""The bundled samples and their expected verdicts (the file itself; grading them is course.grader.samples)."""
+import unittest
+
+from helpers import COURSE, GRADER
+
+from course_grader import expected, grading, intake
+
+EXPECTED = GRADER / "samples" / "expected.toml"
+
+
+class Samples(unittest.TestCase):
+    def test_every_sample_has_an_expectation_and_back(self):
+        exp = expected.load(EXPECTED)
+        folders = {p.name for p in (GRADER / "samples").iterdir() if p.is_dir()}
+        self.assertEqual(folders, {student for student, _ in exp})
+        for (student, lab), spec in exp.items():
+            for backend in ("cpu", "gpu"):
+                self.assertTrue(spec[backend], f"{student} lab{lab}: no {backend} verdict")
+                for v in spec[backend]:
+                    self.assertIn(v, grading.VERDICTS, f"{student} lab{lab}")
+
+    def test_each_sample_holds_its_lab_file(self):
+        labs = tuple(COURSE.lab(n) for n in ("01", "03"))
+        subs, _ = intake.discover(GRADER / "samples", COURSE, labs)
+        by = {s.student: s for s in subs}
+        for (student, lab), spec in expected.load(EXPECTED).items():
+            lf = by[student].labs[lab]
+            if spec["cpu"] == ["missing"]:
+                self.assertTrue(lf.problem)
+            else:
+                self.assertEqual(lf.problem, "", student)
+
+    def test_check(self):
+        exp = {("a", "01"): {"cpu": ["correct"], "gpu": ["pass"], "message_contains": "", "why": ""},
+               ("b", "01"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": "race", "why": ""},
+               ("c", "09"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": "", "why": ""}}
+        R = grading.LabResult
+        ok = [R("a", "01", "correct", ""), R("b", "01", "wrong", "[race] x.cu:3")]
+        self.assertEqual(expected.check(ok, exp, "cpu"), [])
+        bad = [R("a", "01", "wrong", "m"), R("b", "01", "wrong", "oob")]
+        self.assertEqual(len(expected.check(bad, exp, "cpu")), 2)
+        self.assertEqual(len(expected.check(ok, exp, "gpu")), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
