@@ -8,4 +8,5 @@ course_add_lab(04 04_padded_gemm
             catalogue/lab04/missing_first_sync.cu
             catalogue/lab04/missing_second_sync.cu
             catalogue/lab04/sync_in_divergent_branch.cu
-            catalogue/lab04/missing_bounds_guard.cu)
+            catalogue/lab04/missing_bounds_guard.cu
+  VARIANTS  variants/lab04/pad_both_tiles.cu)

@@ -8,4 +8,5 @@ course_add_lab(05 05_stencil
             catalogue/lab05/missing_sync_after_load.cu
             catalogue/lab05/no_boundary_guard.cu
             catalogue/lab05/shared_size_without_halo.cu
-            catalogue/lab05/one_output_per_thread.cu)
+            catalogue/lab05/one_output_per_thread.cu
+  VARIANTS  variants/lab05/scalar_tile_load.cu)

@@ -21,9 +21,10 @@
 
 namespace {
 
-// The radius the perf tests use: large enough that the reuse of a shared tile beats the L1 cache, small enough that
-// the stencil stays close to memory-bound (see the handout's table).
-constexpr int kGradedRadius = 8;
+// The radius the perf tests use: a 3-point stencil, where a one-output-per-thread shared-memory kernel loses to the
+// L1 cache (about 0.8x) and a tile reused by four outputs per thread, loaded with wide loads, wins (see the handout's
+// table and grader/thresholds/CALIBRATION.md).
+constexpr int kGradedRadius = 1;
 
 struct Case {
   int n;

@@ -29,11 +29,23 @@ __global__ void stencil_kernel(const float* __restrict__ in, float* __restrict__
 
   // [docs:stencil_load]
   // TODO(lab05): load in[first - radius .. first + kTile + radius) into tile[], every thread of the block taking
-  // every blockDim.x-th element, and store 0 for inputs outside [0, n) (about 5 lines)
-  const int width = kTile + 2 * radius;  // tile and both halos
-  for (int j = threadIdx.x; j < width; j += blockDim.x) {
-    const int g = first - radius + j;            // the input that tile[j] holds
-    tile[j] = (g >= 0 && g < n) ? in[g] : 0.0f;  // the boundary policy: outside [0, n) counts as 0
+  // every blockDim.x-th element, and store 0 for inputs outside [0, n) (about 5 lines; 15 with float4 loads)
+  if (first + kTile <= n) {
+    // The whole tile body lies inside [0, n) and starts at a multiple of kTile floats (16-byte aligned): load it as
+    // float4, a quarter of the load instructions (the same trick as lab 01's float4 path).
+    const float4* in4 = reinterpret_cast<const float4*>(in + first);
+    for (int j = threadIdx.x; j < kTile / 4; j += blockDim.x) {
+      const float4 v = in4[j];  // in[first + 4j .. first + 4j + 3]
+      tile[radius + 4 * j] = v.x, tile[radius + 4 * j + 1] = v.y;
+      tile[radius + 4 * j + 2] = v.z, tile[radius + 4 * j + 3] = v.w;
+    }
+  } else {  // the last block: inputs at or past n count as 0
+    for (int j = threadIdx.x; j < kTile; j += blockDim.x) tile[radius + j] = first + j < n ? in[first + j] : 0.0f;
+  }
+  for (int j = threadIdx.x; j < radius; j += blockDim.x) {  // the halos; inputs outside [0, n) count as 0
+    const int left = first - radius + j, right = first + kTile + j;
+    tile[j] = left >= 0 ? in[left] : 0.0f;
+    tile[radius + kTile + j] = right < n ? in[right] : 0.0f;
   }
   // END TODO
   // TODO(lab05): wait until the whole tile is loaded: threads read elements that other threads stored (1 line)
