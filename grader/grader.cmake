@@ -1,8 +1,8 @@
 # The instructor grader's own tests (grader/grade.py, grader/course_grader). Included from grader/CMakeLists.txt.
 #   course.grader.unit     the pure parts, stdlib unittest, no build (a few seconds)
 #   course.grader.samples  end to end: grades grader/samples on the CPU backend and checks grader/samples/expected.toml
-#                          (configures and builds its own grading tree under <build>/grader-samples/.work, reused by
-#                          later runs: minutes the first time on 2 cores)
+#                          (configures and builds its own grading tree under <build>/grades/.work, shared with
+#                          ./setup.sh's main job and reused by later runs: minutes the first time on 2 cores)
 find_package(Python3 3.11 COMPONENTS Interpreter)
 if(NOT Python3_FOUND)
   message(STATUS "course: no Python >= 3.11; the grader's tests are not registered")
@@ -16,7 +16,7 @@ set_tests_properties(course.grader.unit PROPERTIES LABELS "selftest;grader" TIME
 
 add_test(NAME course.grader.samples
          COMMAND Python3::Interpreter "${CMAKE_CURRENT_LIST_DIR}/grade.py" "${CMAKE_CURRENT_LIST_DIR}/samples"
-                 --out "${CMAKE_BINARY_DIR}/grader-samples" --backend cpu --labs 01,03 --test-timeout 45 --no-plots
+                 --out "${CMAKE_BINARY_DIR}/grades" --backend cpu --labs 01,03 --test-timeout 45 --no-plots
                  --expect "${CMAKE_CURRENT_LIST_DIR}/samples/expected.toml"
          WORKING_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}")
 set_tests_properties(course.grader.samples PROPERTIES LABELS "selftest;grader" TIMEOUT 3600 RUN_SERIAL TRUE)
