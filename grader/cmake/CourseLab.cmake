@@ -59,11 +59,28 @@ function(_course_rewrite out_var source backend target)
   set(${out_var} "${output}" PARENT_SCOPE)
 endfunction()
 
-# One test executable: the given lab files (full paths) plus the lab's baselines on `backend`, linked with the
-# lab's test objects.
+# The lab's baselines for one backend, compiled once and linked into every executable of that backend.
+function(_course_baseline_objects lab backend)
+  set(sources "")
+  foreach(src IN LISTS ${lab}_BASELINES)
+    if(backend STREQUAL "gpu")
+      list(APPEND sources "${src}")
+    else()
+      _course_rewrite(rewritten "${src}" ${backend} ${lab}_baselines_${backend})
+      list(APPEND sources "${rewritten}")
+    endif()
+  endforeach()
+  if(sources)
+    add_library(${lab}_baselines_${backend} OBJECT ${sources})
+    target_link_libraries(${lab}_baselines_${backend} PRIVATE ${lab}_tests_${backend})  # include paths
+  endif()
+endfunction()
+
+# One test executable: the given lab files (full paths) on `backend`, linked with the lab's test and baseline
+# objects (object files reach only the targets that link them directly).
 function(_course_lab_executable target lab backend)
   set(sources "")
-  foreach(src IN LISTS ARGN ${lab}_BASELINES)
+  foreach(src IN LISTS ARGN)
     if(backend STREQUAL "gpu")
       list(APPEND sources "${src}")
     else()
@@ -76,6 +93,9 @@ function(_course_lab_executable target lab backend)
   add_executable(${target} ${sources})
   target_include_directories(${target} PRIVATE "${src_dir}")
   target_link_libraries(${target} PRIVATE ${lab}_tests_${backend} GTest::gtest_main)
+  if(TARGET ${lab}_baselines_${backend})
+    target_link_libraries(${target} PRIVATE ${lab}_baselines_${backend})
+  endif()
   if(backend STREQUAL "gpu")
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   endif()
@@ -120,6 +140,7 @@ function(course_add_lab number dir)
   endif()
   foreach(backend IN LISTS backends)
     _course_test_objects(${lab} ${backend} ${ARG_TESTS})
+    _course_baseline_objects(${lab} ${backend})
   endforeach()
 
   set(roles student)
@@ -180,19 +201,17 @@ function(course_add_lab number dir)
                        -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe} -P "${COURSE_EXPECT_SCRIPT}")
       set_tests_properties(course.${lab}.catalogue.${name} PROPERTIES LABELS "selftest;${lab};catalogue")
     endif()
-    if(expect_gpu AND COURSE_HAVE_CUDA)
+    if(expect_gpu AND COURSE_HAVE_GPU)
       string(REGEX REPLACE "^// expect-gpu: " "" expect_gpu "${expect_gpu}")
       if(NOT expect_gpu STREQUAL "perf-fail")
         message(FATAL_ERROR "${entry}: the only GPU expectation is '// expect-gpu: perf-fail'")
       endif()
       _course_lab_executable(${exe}_gpu ${lab} gpu "${entry}")
-      if(COURSE_HAVE_GPU)
-        add_test(NAME course.${lab}.catalogue_gpu.${name}
-                 COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}_gpu> -DEXPECT=wrong "-DFILTER=*Perf.*"
-                         -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe}_gpu -P "${COURSE_EXPECT_SCRIPT}")
-        set_tests_properties(course.${lab}.catalogue_gpu.${name} PROPERTIES
-                             LABELS "selftest;${lab};catalogue;perf" RUN_SERIAL TRUE)
-      endif()
+      add_test(NAME course.${lab}.catalogue_gpu.${name}
+               COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}_gpu> -DEXPECT=wrong "-DFILTER=*Perf.*"
+                       -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe}_gpu -P "${COURSE_EXPECT_SCRIPT}")
+      set_tests_properties(course.${lab}.catalogue_gpu.${name} PROPERTIES
+                           LABELS "selftest;${lab};catalogue;perf" RUN_SERIAL TRUE)
     endif()
   endforeach()
 
@@ -206,13 +225,11 @@ function(course_add_lab number dir)
       add_test(NAME course.${lab}.variant.${name} COMMAND ${exe} "--gtest_filter=-*Perf.*")
       set_tests_properties(course.${lab}.variant.${name} PROPERTIES LABELS "selftest;${lab};variant")
     endif()
-    if(COURSE_HAVE_CUDA)
+    if(COURSE_HAVE_GPU)  # the GPU build is only worth its compile time where a GPU runs it
       _course_lab_executable(${exe}_gpu ${lab} gpu "${variant}")
-      if(COURSE_HAVE_GPU)
-        add_test(NAME course.${lab}.variant_gpu.${name} COMMAND ${exe}_gpu)
-        set_tests_properties(course.${lab}.variant_gpu.${name} PROPERTIES
-                             LABELS "selftest;${lab};variant;perf" RUN_SERIAL TRUE)
-      endif()
+      add_test(NAME course.${lab}.variant_gpu.${name} COMMAND ${exe}_gpu)
+      set_tests_properties(course.${lab}.variant_gpu.${name} PROPERTIES
+                           LABELS "selftest;${lab};variant;perf" RUN_SERIAL TRUE)
     endif()
   endforeach()
 endfunction()
