@@ -14,5 +14,6 @@ constexpr int kStencilMaxN = 1 << 30;
 // Boundary policy: an input outside [0, n) counts as 0 (out[0] sums in[0 .. radius] only).
 // in and out are device memory and do not overlap. Enqueues the work on `stream` and returns without waiting.
 // Preconditions (the caller checks them; the launcher does not): 1 <= n <= kStencilMaxN and
-// 0 <= radius <= kStencilMaxRadius. radius may exceed n.
+// 0 <= radius <= kStencilMaxRadius (radius may exceed n); in is 16-byte aligned (any cudaMalloc pointer is), so a
+// launcher may read it as float4.
 void stencil(const float* in, float* out, int n, int radius, cudaStream_t stream);
