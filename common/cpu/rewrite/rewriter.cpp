@@ -117,6 +117,14 @@ class Rewriter {
         k = next(k);
       }
       if (open == npos) continue;
+      if (is_ident(i, "__global__") && is_ident(prev(open))) {
+        const std::size_t t = template_keyword(i);
+        if (t != npos) {
+          const int params = angle_arguments(next(t));
+          int& known = template_kernels_[std::string(toks_[prev(open)].text)];
+          known = std::max(known, params);
+        }
+      }
       const std::size_t close = match(open);
       // Qualifiers and trailing return types until the body or a ';'.
       std::size_t b = next(close);
@@ -129,6 +137,39 @@ class Rewriter {
       Function f{b, match(b), pointer_params(open, close)};
       functions_.push_back(std::move(f));
     }
+  }
+
+  // The `template` keyword starting the declaration that contains token i, or npos.
+  std::size_t template_keyword(std::size_t i) const {
+    for (std::size_t k = prev(i); k != npos; k = prev(k)) {
+      if (toks_[k].kind == Tok::preproc || is_punct(k, ";") || is_punct(k, "{") || is_punct(k, "}"))
+        return npos;
+      if (is_ident(k, "template")) return k;
+    }
+    return npos;
+  }
+
+  // The number of arguments (or parameters) in the <...> list opened at token
+  // lt; a parameter pack counts as very many.
+  int angle_arguments(std::size_t lt) const {
+    if (!is_punct(lt, "<")) return 0;
+    int angle = 1, nest = 0, count = 0;
+    bool any = false;
+    for (std::size_t k = next(lt); k < toks_.size(); k = next(k)) {
+      if (toks_[k].kind == Tok::punct) {
+        const std::string_view t = toks_[k].text;
+        if (t == "(" || t == "[" || t == "{") ++nest;
+        else if (t == ")" || t == "]" || t == "}") --nest;
+        else if (nest == 0 && t == "<") ++angle;
+        else if (nest == 0 && (t == ">" || t == ">>")) {
+          angle -= t == ">" ? 1 : 2;
+          if (angle <= 0) break;
+        } else if (nest == 0 && angle == 1 && t == ",") ++count;
+        else if (nest == 0 && angle == 1 && t == "...") return 1 << 20;
+      }
+      any = true;
+    }
+    return any ? count + 1 : 0;
   }
 
   // Names of parameters declared as `T* name` (one '*') or `T name[]`.
@@ -299,9 +340,26 @@ class Rewriter {
       }
       if (close == npos || !is_punct(next(close), "(")) continue;
       const std::string callee = text(start, i, true);
-      edits_.push_back({start, start, "::course_cpu::launch("});
-      edits_.push_back({i, i + 1,
-                        ", \"" + callee + "\", __FILE__, " + std::to_string(toks_[start].line) + ", "});
+      const std::string site = "\"" + callee + "\", __FILE__, " + std::to_string(toks_[start].line) + ", ";
+      // A kernel template of this file launched with fewer template arguments
+      // than it has parameters (usually none): the others are deduced from
+      // the arguments, by a call inside a generic lambda.
+      bool deduced = false;
+      for (std::size_t k = start; k < i; k = next(k)) {
+        if (!is_ident(k)) continue;
+        const auto it = template_kernels_.find(std::string(toks_[k].text));
+        const std::size_t after = next(k);
+        if (it == template_kernels_.end() || !(after == i || is_punct(after, "<"))) continue;
+        deduced = (after == i ? 0 : angle_arguments(after)) < it->second;
+        break;
+      }
+      if (deduced) {
+        edits_.push_back({start, start, "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { ("});
+        edits_.push_back({i, i + 1, ")(course_cpu_args...); }, " + site});
+      } else {
+        edits_.push_back({start, start, "::course_cpu::launch("});
+        edits_.push_back({i, i + 1, ", " + site});
+      }
       edits_.push_back({close, close + 1, ")"});
     }
   }
@@ -320,6 +378,10 @@ class Rewriter {
           continue;
         }
         if (in_declaration(k)) continue;
+        if (t == "auto") {
+          decay_auto_initializers(k, fn, local);
+          continue;
+        }
         if (!is_punct(next(k), "[")) continue;
         const std::size_t p = prev(k);
         if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) continue;
@@ -330,6 +392,52 @@ class Rewriter {
         if (macro == nullptr) continue;
         edits_.push_back({k, k + 1, std::string(macro) + "(" + name + ", __LINE__)"});
       }
+    }
+  }
+
+  // True if `name[` at k will be instrumented.
+  bool checked_subscript(std::size_t k, const Function& fn, const std::set<std::string>& local) const {
+    if (!is_ident(k) || !is_punct(next(k), "[")) return false;
+    const std::size_t p = prev(k);
+    if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
+    const std::string name(toks_[k].text);
+    return local.count(name) || global_shared_.count(name) || fn.pointer_params.count(name);
+  }
+
+  // `auto v = s[i];` would make v the element proxy (reading s[i] whenever v
+  // is used, writing s[i] on `v = ...`). In CUDA v is a copy, so the
+  // initializer becomes `::course_cpu::check::value(s[i])`, which gives the
+  // element's value (and leaves anything else as it is). `auto&`, `auto*`
+  // and `const auto&` declarations are left alone.
+  void decay_auto_initializers(std::size_t k, const Function& fn, const std::set<std::string>& local) {
+    std::size_t q = next(k);
+    while (is_ident(q, "const") || is_ident(q, "volatile")) q = next(q);
+    for (;;) {
+      if (!is_ident(q) || !is_punct(next(q), "=")) return;
+      const std::size_t first = next(next(q));
+      int depth = 0;
+      bool angle = false, checked = false;
+      std::size_t end = first;
+      for (; end < toks_.size(); end = next(end)) {
+        if (toks_[end].kind == Tok::punct) {
+          const std::string_view t = toks_[end].text;
+          if (t == "(" || t == "[" || t == "{") ++depth;
+          else if (t == ")" || t == "]" || t == "}") {
+            if (depth == 0) break;
+            --depth;
+          } else if (depth == 0 && (t == ";" || t == ",")) break;
+          else if (t == "<") angle = true;
+        }
+        checked = checked || checked_subscript(end, fn, local);
+      }
+      if (end >= toks_.size() || end == first) return;
+      if (is_punct(end, ",") && angle) return;  // perhaps a comma of template arguments
+      if (checked) {
+        edits_.push_back({first, first, "::course_cpu::check::value("});
+        edits_.push_back({end, end, ")"});
+      }
+      if (!is_punct(end, ",")) return;
+      q = next(end);
     }
   }
 
@@ -373,6 +481,7 @@ class Rewriter {
   Mode mode_;
   std::vector<Edit> edits_;
   std::vector<Function> functions_;
+  std::map<std::string, int> template_kernels_;  // __global__ templates of this file -> parameters
   std::map<std::size_t, std::set<std::string>> shared_arrays_;  // body '{' -> names
   std::set<std::string> global_shared_;
   std::set<std::size_t> declarations_;

@@ -6,7 +6,7 @@
 // old records never need clearing). Two accesses to a word by different
 // threads in the same epoch, at least one a write, are a race - unless both
 // threads are lanes of one warp and a warp rendezvous (__syncwarp(), a
-// shuffle, a vote) happened in that warp in between. A read of a word not
+// shuffle, a vote) whose mask named both happened in between. A read of a word not
 // written since the block started reads garbage. Global memory is only
 // bounds-checked against the cudaMalloc allocation the pointer points into.
 //
@@ -14,62 +14,95 @@
 // line (and variable, load or store) within one epoch forms one warp-wide
 // request; its degree is the largest number of distinct 4-byte words that
 // fall into one of the 32 banks (same word = broadcast).
+//
+// The common case never gets here: check.h's inlined fast path checks and
+// records an access that needs no report itself (same state, same rules);
+// record() below is the slow path that also writes the messages.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
-#include <map>
+#include <mutex>
 #include <sstream>
 
 #include <course_cpu/check.h>
 
 #include "scheduler.h"
 
+namespace course_cpu::check {
+constinit thread_local Hot* tl_hot = nullptr;
+}  // namespace course_cpu::check
+
 namespace course_cpu::detail {
 
-struct Shadow {
-  std::uint32_t w_epoch = 0, r_epoch = 0, r2_epoch = 0;
-  std::uint16_t writer = 0, reader = 0, reader2 = 0;
-  std::uint32_t w_wsync = 0, r_wsync = 0, r2_wsync = 0;
-  int w_line = 0, r_line = 0, r2_line = 0;
-  const char* w_var = nullptr;
-  const char* r_var = nullptr;
-  const char* r2_var = nullptr;
-};
+using check::BankSlot;
+using check::Request;
+using check::Shadow;
 
 struct Region {
   std::uintptr_t begin = 0, end = 0;
   bool dynamic = false;
+  std::uint32_t filled_epoch = 0;  // block (its first epoch) whose start filled it
   std::vector<Shadow> words;
 };
 
-struct Request {
-  std::uint32_t word[32];
-  std::uint32_t mask = 0;
-};
-
-struct SiteRequests {
-  const check::Site* site;
-  bool store;
-  unsigned width;  // 4-byte words per access
-  std::uint16_t next[32];
-  std::vector<Request> requests;
-};
-
 struct CheckState {
+  check::Hot hot;  // what the inlined fast path (check.h) reads
   std::vector<std::unique_ptr<Region>> statics;  // static __shared__ arrays seen on this worker
   Region* last_static = nullptr;
   Region arena;  // extern __shared__
-  std::uint32_t epoch = 1;
-  std::uint32_t block_first_epoch = 1;
-  std::vector<std::vector<SiteRequests>> warps;  // per warp, this epoch
-  std::map<BankKey, BankStats> bank;
-  std::uint64_t alloc_generation = 0;
-  Allocation alloc_cache[4];
+  std::vector<check::SiteSlot> sites;  // by Site::id
+  std::vector<BankSlot> bank;          // by (id * 2 + store) * 32 + warp
+  std::vector<std::uint32_t> active;   // bank slots opened in this epoch
+  std::vector<BankStats> stats;        // by id * 2 + store, this launch
   unsigned alloc_next = 0;
 };
 
 // Defined here, where CheckState is complete.
 Worker::Worker(int worker_id) : id(worker_id), stacks(fiber_stack_bytes()) {}
 Worker::~Worker() = default;
+
+namespace {
+
+std::mutex g_site_mutex;
+int g_site_count = 0;
+
+// COURSE_CPU_CHECK_SLOW_PATH=1 sends every access through check::record()
+// (the fast path finds no cached site, arena or buffer): the self-tests
+// compare both paths' findings.
+bool slow_path_only() {
+  static const bool only = [] {
+    const char* env = std::getenv("COURSE_CPU_CHECK_SLOW_PATH");
+    return env != nullptr && *env != '\0' && *env != '0';
+  }();
+  return only;
+}
+
+// The site's dense id (assigned on first use) with room for it in c's tables.
+int ensure_site(CheckState& c, const check::Site* site) {
+  int id = check::site_id(site);
+  if (id == 0) {
+    std::lock_guard lock(g_site_mutex);
+    id = check::site_id(site);
+    if (id == 0) {
+      id = ++g_site_count;
+      __atomic_store_n(&const_cast<check::Site*>(site)->id, id, __ATOMIC_RELEASE);
+    }
+  }
+  const auto need = static_cast<std::size_t>(id) + 1;
+  if (c.sites.size() < need) {
+    const std::size_t n = std::max(need, c.sites.size() * 2);
+    c.sites.resize(n);
+    c.bank.resize(n * 64);
+    c.stats.resize(n * 2);
+    c.hot.sites = c.sites.data();
+    c.hot.bank = c.bank.data();
+    c.hot.nsites = slow_path_only() ? 0 : static_cast<std::uint32_t>(n);
+  }
+  c.sites[id].site = site;
+  return id;
+}
+
+}  // namespace
 
 void check_begin_launch(Worker& w) {
   if (!w.check) w.check = std::make_unique<CheckState>();
@@ -81,14 +114,28 @@ void check_begin_launch(Worker& w) {
   c.arena.begin = begin;
   c.arena.end = begin + w.arena_bytes;
   c.arena.dynamic = true;
-  c.warps.resize((w.block.nthreads + 31) / 32);
-  c.alloc_generation = 0;
+  check::Hot& h = c.hot;
+  h.arena_begin = begin;
+  h.arena_end = c.arena.end;
+  h.arena_span = slow_path_only() ? 0 : std::max<std::size_t>(w.arena_capacity, 1);
+  h.arena_words = c.arena.words.data();
+  h.warp_sync = w.block.warp_sync.data();
+  h.warp_full = w.block.warp_full.data();
+  h.alloc_gen = 0;
+  for (int k = 0; k < 4; ++k) h.g_begin[k] = h.g_size[k] = 0;
+  w.hot = &h;
 }
 
+// Shared memory starts every block filled with this byte (float NaN, int -1),
+// so reads of uninitialized shared memory give the same values on every run
+// and for every worker count (they are reported too).
+constexpr int kSharedFill = 0xff;
+
 void check_begin_block(Worker& w) {
-  CheckState& c = *w.check;
-  ++c.epoch;
-  c.block_first_epoch = c.epoch;
+  check::Hot& h = w.check->hot;
+  ++h.epoch;
+  h.block_first_epoch = h.epoch;
+  if (w.arena_bytes != 0) std::memset(w.arena.get(), kSharedFill, w.arena_bytes);
 }
 
 namespace {
@@ -96,6 +143,23 @@ namespace {
 // Distinct words per bank, without sorting: per bank a short list of the
 // words seen (a conflict-free request puts at most one word in each bank).
 int request_degree(const Request& r, unsigned width) {
+  if (width == 1) {
+    // Common case: every bank holds at most one distinct word (degree 1).
+    std::uint32_t banks = 0;
+    std::uint32_t seen[32];
+    bool simple = true;
+    for (std::uint32_t m = r.mask; m != 0 && simple; m &= m - 1) {
+      const std::uint32_t w = r.word[__builtin_ctz(m)];
+      const std::uint32_t bit = 1u << (w % 32);
+      if (!(banks & bit)) {
+        banks |= bit;
+        seen[w % 32] = w;
+      } else {
+        simple = seen[w % 32] == w;
+      }
+    }
+    if (simple) return banks ? 1 : 0;
+  }
   std::uint32_t words[32][32 * 4];
   std::uint8_t count[32] = {};
   int degree = 0;
@@ -119,27 +183,33 @@ int request_degree(const Request& r, unsigned width) {
 
 void check_end_epoch(Worker& w) {
   CheckState& c = *w.check;
-  for (auto& sites : c.warps) {
-    for (SiteRequests& s : sites) {
-      BankStats& st = c.bank[BankKey{s.site->file, s.site->line, s.site->var, s.store}];
-      for (const Request& r : s.requests) {
-        const int degree = request_degree(r, s.width);
-        ++st.requests;
-        st.wavefronts += static_cast<std::uint64_t>(degree);
-        st.max_degree = std::max(st.max_degree, degree);
-      }
+  for (const std::uint32_t index : c.active) {
+    const BankSlot& s = c.bank[index];
+    BankStats& st = c.stats[index >> 5];  // (id * 2 + store)
+    for (std::uint32_t n = 0; n < s.nreq; ++n) {
+      const int degree = request_degree(s.req[n], s.width);
+      ++st.requests;
+      st.wavefronts += static_cast<std::uint64_t>(degree);
+      st.max_degree = std::max(st.max_degree, degree);
     }
-    sites.clear();
   }
-  ++c.epoch;
+  c.active.clear();
+  ++c.hot.epoch;
 }
 
 void check_end_launch(const std::vector<Worker*>& workers) {
   std::vector<std::pair<BankKey, BankStats>> all;
   for (Worker* w : workers) {
+    w->hot = nullptr;
     if (!w->check) continue;
-    for (auto& kv : w->check->bank) all.push_back(kv);
-    w->check->bank.clear();
+    CheckState& c = *w->check;
+    for (std::size_t k = 0; k < c.stats.size(); ++k) {
+      BankStats& st = c.stats[k];
+      if (st.requests == 0) continue;
+      const check::Site* site = c.sites[k / 2].site;
+      all.emplace_back(BankKey{site->file, site->line, site->var, (k & 1) != 0}, st);
+      st = BankStats{};
+    }
   }
   publish_bank_stats(all);
 }
@@ -169,20 +239,24 @@ Region* shared_region_of(Worker& w, std::uintptr_t p) {
 }
 
 bool global_allocation_of(CheckState& c, const void* p, Allocation* out) {
+  if (slow_path_only()) return find_allocation(p, out);
   const std::uint64_t gen = allocation_generation();
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  if (c.alloc_generation == gen) {
-    for (const Allocation& al : c.alloc_cache)
-      if (al.size != 0 && a >= al.begin && a < al.begin + al.size) {
-        *out = al;
+  check::Hot& h = c.hot;
+  if (h.alloc_gen == gen) {
+    for (int k = 0; k < 4; ++k)
+      if (h.g_size[k] != 0 && a >= h.g_begin[k] && a < h.g_begin[k] + h.g_size[k]) {
+        *out = Allocation{h.g_begin[k], h.g_size[k], false};
         return true;
       }
   } else {
-    for (Allocation& al : c.alloc_cache) al = Allocation{};
-    c.alloc_generation = gen;
+    for (int k = 0; k < 4; ++k) h.g_begin[k] = h.g_size[k] = 0;
+    h.alloc_gen = gen;
   }
   if (!find_allocation(p, out)) return false;
-  c.alloc_cache[c.alloc_next++ % 4] = *out;
+  const unsigned k = c.alloc_next++ % 4;
+  h.g_begin[k] = out->begin;
+  h.g_size[k] = out->size;
   return true;
 }
 
@@ -224,50 +298,102 @@ void report(const Who& who, const char* category, const check::AccessInfo& info,
   who.w.sink.add(category, info.site->file, info.site->line, info.site->var, who.w.block.linear, who.t.linear, message);
 }
 
-bool out_of_bounds(const Who& who, const check::AccessInfo& info, check::Access kind, const char* space,
-                   const std::function<std::string()>& why) {
+// "thread (8,0) of block (3,0) writes c[1000]"
+std::string who_does(const Who& who, check::Access kind, const check::AccessInfo& info) {
+  return "thread " + who.thread() + " of block " + who.block() + " " + verb(kind) + " " + element_text(info);
+}
+
+// `why` says which index is wrong and why; `fix` what to do about it.
+bool out_of_bounds(const Who& who, const check::AccessInfo& info, check::Access kind,
+                   const std::function<std::string()>& why, const char* fix) {
   who.w.illegal_address = true;
   report(who, "out-of-bounds", info, [&] {
-    std::ostringstream m;
-    m << "out-of-bounds " << space << " memory access in block " << who.block() << ": thread "
-      << who.thread() << ' ' << verb(kind) << ' ' << element_text(info) << " at line " << info.site->line
-      << ", " << why() << ". The access was not performed; on a GPU it would corrupt memory or "
-      << "fail with cudaErrorIllegalAddress.";
-    return m.str();
+    const char* skipped = kind == check::Access::read    ? " The read was skipped and gave 0"
+                          : kind == check::Access::write ? " The write was skipped"
+                                                         : " The access was skipped";
+    return who_does(who, kind, info) + ", but " + why() + ". " + fix + skipped +
+           "; on a GPU it corrupts memory or fails with cudaErrorIllegalAddress.";
   });
   return false;
+}
+
+// "index 1000 is past the last valid index 999" for an element of `elem`
+// bytes at `addr`, reached from `base`, in the valid bytes [begin, end).
+std::string index_text(long long index, std::uintptr_t base, std::uintptr_t begin, std::uintptr_t end,
+                       std::size_t elem) {
+  const auto es = static_cast<long long>(elem);
+  const auto before = static_cast<long long>(base - begin);  // base is inside [begin, end]
+  const long long first = -(before / es);
+  const long long span = static_cast<long long>(end - begin) - before - es;
+  const long long last = span >= 0 ? span / es : -((-span + es - 1) / es);
+  std::ostringstream m;
+  m << "index " << index;
+  if (last < first) m << " is out of range: there is no valid index";
+  else if (index > last) m << " is past the last valid index " << last;
+  else if (index < first) m << " is before the first valid index " << first;
+  else m << " is not aligned to the element size";
+  return m.str();
+}
+
+const char* nth(int d) {
+  static const char* const names[] = {"1st", "2nd", "3rd", "4th"};
+  return names[d < 0 ? 0 : d > 3 ? 3 : d];
+}
+
+// The barrier that orders two threads: lanes of one warp also have __syncwarp().
+std::string barrier_for(unsigned a, unsigned b) {
+  if ((a >> 5) != (b >> 5)) return "__syncthreads()";
+  return "__syncthreads() (or, as both threads are in warp " + std::to_string(a >> 5) + ", a __syncwarp())";
+}
+
+// " in between": also says when a warp rendezvous did happen but its mask
+// left out one of the two lanes.
+const char* in_between(unsigned a, std::uint32_t a_wsync, unsigned b, std::uint32_t b_wsync) {
+  if ((a >> 5) == (b >> 5) && a_wsync != b_wsync)
+    return " in between (the warp operation in between did not name both lanes in its mask)";
+  return " in between";
 }
 
 // Race, uninitialized-read and bookkeeping for one shared word.
 void shared_word(const Who& who, CheckState& c, Shadow& s, const check::AccessInfo& info, bool read,
                  bool write, bool& reported_uninit) {
-  const std::uint32_t e = c.epoch;
+  const std::uint32_t e = c.hot.epoch;
   const unsigned me = who.t.linear;
-  const std::vector<std::uint32_t>& wsync = who.w.block.warp_sync;
-  const std::uint32_t my_wsync = wsync[me >> 5];
+  const BlockRun& b = who.w.block;
+  const unsigned warp = me >> 5;
+  const std::uint32_t my_wsync = b.warp_sync[warp];
+  // Another lane of this warp is ordered before us by a warp rendezvous
+  // (__syncwarp, shuffle, vote) after its access whose mask named both lanes.
   auto ordered = [&](unsigned other, std::uint32_t other_wsync) {
-    return other == me || ((other >> 5) == (me >> 5) && other_wsync != my_wsync);
+    if (other == me) return true;
+    if ((other >> 5) != warp) return false;
+    if (other_wsync < b.warp_full[warp]) return true;
+    const std::uint32_t both = (1u << (other & 31)) | (1u << (me & 31));
+    for (std::uint32_t s = other_wsync; s < my_wsync && s < b.warp_masks[warp].size(); ++s)
+      if ((b.warp_masks[warp][s] & both) == both) return true;
+    return false;
   };
   if (read) {
     if (s.w_epoch == e && !ordered(s.writer, s.w_wsync)) {
       report(who, "race", info, [&] {
         std::ostringstream m;
-        m << "race on shared memory in block " << who.block() << ": thread " << who.thread() << " reads "
-          << element_text(info) << " at line " << info.site->line << ", written by thread "
-          << who.thread(s.writer) << " at line " << s.w_line;
-        if (s.w_var && std::strcmp(s.w_var, info.site->var) != 0) m << " (as " << s.w_var << ")";
-        m << " with no __syncthreads() between them. Put a __syncthreads() between the write and "
-             "the read.";
+        m << who_does(who, check::Access::read, info) << ", written by thread " << who.thread(s.writer)
+          << " at line " << s.w_site->line;
+        if (std::strcmp(s.w_site->var, info.site->var) != 0) m << " (as " << s.w_site->var << ")";
+        m << " with no __syncthreads()" << in_between(me, my_wsync, s.writer, s.w_wsync)
+          << ", so it may get the old or the new value. Put a "
+          << barrier_for(me, s.writer) << " after the write (line "
+          << s.w_site->line << ") and before this read.";
         return m.str();
       });
-    } else if (s.w_epoch < c.block_first_epoch && !reported_uninit) {
+    } else if (s.w_epoch < c.hot.block_first_epoch && !reported_uninit) {
       reported_uninit = true;
       report(who, "uninitialized-shared-read", info, [&] {
         std::ostringstream m;
-        m << "thread " << who.thread() << " of block " << who.block() << " reads " << element_text(info)
-          << " at line " << info.site->line
-          << " but no thread of this block has written it: shared memory starts with garbage in "
-             "every block. Write it first (and __syncthreads()), or do not read it.";
+        m << who_does(who, check::Access::read, info)
+          << ", which no thread of this block has written: shared memory holds garbage when a block "
+             "starts. Write every element before it is read (e.g. zero-fill the part of a tile "
+             "outside the matrix), with a __syncthreads() between the write and the read.";
         return m.str();
       });
     }
@@ -276,10 +402,13 @@ void shared_word(const Who& who, CheckState& c, Shadow& s, const check::AccessIn
     if (s.w_epoch == e && !ordered(s.writer, s.w_wsync)) {
       report(who, "race", info, [&] {
         std::ostringstream m;
-        m << "race on shared memory in block " << who.block() << ": thread " << who.thread() << " writes "
-          << element_text(info) << " at line " << info.site->line << ", also written by thread "
-          << who.thread(s.writer) << " at line " << s.w_line
-          << " with no __syncthreads() between them. Which value remains depends on timing.";
+        m << who_does(who, check::Access::write, info) << ", also written by thread "
+          << who.thread(s.writer) << " at line " << s.w_site->line;
+        if (std::strcmp(s.w_site->var, info.site->var) != 0) m << " (as " << s.w_site->var << ")";
+        m << " with no __syncthreads()" << in_between(me, my_wsync, s.writer, s.w_wsync)
+          << ", so which value remains depends on timing. Let "
+             "one thread write it, or put a "
+          << barrier_for(me, s.writer) << " between the two writes.";
         return m.str();
       });
     } else {
@@ -288,16 +417,18 @@ void shared_word(const Who& who, CheckState& c, Shadow& s, const check::AccessIn
       const bool r2 = s.r2_epoch == e && !ordered(s.reader2, s.r2_wsync);
       if (r1 || r2) {
         const unsigned reader = r1 ? s.reader : s.reader2;
-        const int line = r1 ? s.r_line : s.r2_line;
-        const char* var = r1 ? s.r_var : s.r2_var;
+        const int line = r1 ? s.r_site->line : s.r2_site->line;
+        const char* var = r1 ? s.r_site->var : s.r2_site->var;
+        const std::uint32_t reader_wsync = r1 ? s.r_wsync : s.r2_wsync;
         report(who, "race", info, [&] {
           std::ostringstream m;
-          m << "race on shared memory in block " << who.block() << ": thread " << who.thread()
-            << " writes " << element_text(info) << " at line " << info.site->line << ", which thread "
-            << who.thread(reader) << " reads at line " << line;
+          m << who_does(who, check::Access::write, info) << ", which thread " << who.thread(reader)
+            << " reads at line " << line;
           if (var && std::strcmp(var, info.site->var) != 0) m << " (as " << var << ")";
-          m << " with no __syncthreads() between them, so it may read the new value. Put a "
-               "__syncthreads() after the last read and before the next write.";
+          m << " with no __syncthreads()" << in_between(me, my_wsync, reader, reader_wsync)
+            << ", so that read may get the new value. Put a "
+            << barrier_for(me, reader) << " after the read (line "
+            << line << ") and before this write.";
           return m.str();
         });
       }
@@ -308,14 +439,12 @@ void shared_word(const Who& who, CheckState& c, Shadow& s, const check::AccessIn
       s.r_epoch = e;
       s.reader = static_cast<std::uint16_t>(me);
       s.r_wsync = my_wsync;
-      s.r_line = info.site->line;
-      s.r_var = info.site->var;
+      s.r_site = info.site;
     } else if (s.reader != me) {
       s.r2_epoch = e;
       s.reader2 = static_cast<std::uint16_t>(me);
       s.r2_wsync = my_wsync;
-      s.r2_line = info.site->line;
-      s.r2_var = info.site->var;
+      s.r2_site = info.site;
     } else {
       s.r_wsync = my_wsync;
     }
@@ -324,29 +453,8 @@ void shared_word(const Who& who, CheckState& c, Shadow& s, const check::AccessIn
     s.w_epoch = e;
     s.writer = static_cast<std::uint16_t>(me);
     s.w_wsync = my_wsync;
-    s.w_line = info.site->line;
-    s.w_var = info.site->var;
+    s.w_site = info.site;
   }
-}
-
-void bank_request(CheckState& c, unsigned tid, const check::AccessInfo& info, std::uint32_t word,
-                  unsigned width, bool store) {
-  std::vector<SiteRequests>& sites = c.warps[tid >> 5];
-  const unsigned lane = tid & 31;
-  SiteRequests* site = nullptr;
-  for (SiteRequests& s : sites)
-    if (s.site == info.site && s.store == store) {
-      site = &s;
-      break;
-    }
-  if (site == nullptr) {
-    sites.push_back(SiteRequests{info.site, store, width, {}, {}});
-    site = &sites.back();
-  }
-  const unsigned n = site->next[lane]++;
-  if (n >= site->requests.size()) site->requests.resize(n + 1);
-  site->requests[n].word[lane] = word;
-  site->requests[n].mask |= 1u << lane;
 }
 
 }  // namespace
@@ -366,7 +474,28 @@ void* scratch(std::size_t bytes) {
 void declare_shared_region(const void* base, std::size_t bytes) {
   Worker* w = tl_worker;
   if (w == nullptr || tl_slot == nullptr || !w->checked) return;
-  static_region(*w->check, base, bytes);
+  CheckState& c = *w->check;
+  Region* r = static_region(c, base, bytes);
+  if (r->filled_epoch != c.hot.block_first_epoch) {  // the block's first thread to get here
+    r->filled_epoch = c.hot.block_first_epoch;
+    std::memset(const_cast<void*>(base), kSharedFill, r->end - r->begin);
+  }
+}
+
+void bank_open(Hot& h, BankSlot& slot, std::uint32_t index, unsigned width) {
+  slot.epoch = h.epoch;
+  slot.width = width;
+  slot.nreq = 0;
+  std::fill(std::begin(slot.next), std::end(slot.next), std::uint16_t{0});
+  tl_worker->check->active.push_back(index);
+}
+
+void bank_grow(BankSlot& slot, unsigned n) {
+  while (slot.nreq <= n) {
+    if (slot.nreq < slot.req.size()) slot.req[slot.nreq].mask = 0;
+    else slot.req.push_back(Request{{}, 0});
+    ++slot.nreq;
+  }
 }
 
 bool record(const AccessInfo& info, Access kind) {
@@ -378,16 +507,25 @@ bool record(const AccessInfo& info, Access kind) {
   const auto addr = reinterpret_cast<std::uintptr_t>(info.addr);
 
   Region* region = nullptr;
+  const int id = ensure_site(c, info.site);
   if (info.is_array) {
     region = static_region(c, info.base, info.array_bytes);
+    c.sites[id].begin = region->begin;  // the fast path's cache
+    c.sites[id].words = region->words.data();
     if (info.bad_dim >= 0)
-      return out_of_bounds(who, info, kind, "shared", [&] {
-        std::ostringstream m;
-        m << "but " << info.site->var << " is declared " << info.site->var << extents_text(info) << " (index "
-          << info.index[info.bad_dim] << " is outside 0.." << info.extent[info.bad_dim] - 1
-          << " in dimension " << info.bad_dim + 1 << ")";
-        return m.str();
-      });
+      return out_of_bounds(
+          who, info, kind,
+          [&] {
+            std::ostringstream m;
+            const int d = info.bad_dim;
+            m << info.site->var << " is declared " << info.site->var << extents_text(info) << ": index "
+              << info.index[d];
+            if (info.ndims > 1) m << " in the " << nth(d) << " dimension";
+            if (info.index[d] < 0) m << " is negative";
+            else m << " is past the last valid index " << info.extent[d] - 1;
+            return m.str();
+          },
+          "Check the index computation against the array's size (or declare the array larger).");
   } else {
     const auto base = reinterpret_cast<std::uintptr_t>(info.base);
     region = shared_region_of(*w, base);
@@ -397,43 +535,52 @@ bool record(const AccessInfo& info, Access kind) {
         w->illegal_address = true;
         report(who, "not-a-device-pointer", info, [&] {
           std::ostringstream m;
-          m << "kernel parameter '" << info.site->var << "' is not a device pointer (did you pass a host "
-            << "pointer?): thread " << who.thread() << " of block " << who.block() << ' ' << verb(kind)
-            << ' ' << element_text(info) << " at line " << info.site->line << ", but " << info.site->var
-            << " does not point into any cudaMalloc'ed buffer. Pass the pointer you got from "
-               "cudaMalloc and copy the data with cudaMemcpy.";
+          if (base == 0)
+            m << "kernel parameter '" << info.site->var << "' is a null pointer: " << who_does(who, kind, info)
+              << ". Allocate the buffer with cudaMalloc before the launch and pass that pointer.";
+          else
+            m << "kernel parameter '" << info.site->var << "' is not a device pointer (did you pass a host "
+              << "pointer?): " << who_does(who, kind, info) << ", but " << info.site->var
+              << " points into no cudaMalloc'ed buffer. Pass the pointer that cudaMalloc returned, "
+                 "after cudaMemcpy-ing the data to it.";
           return m.str();
         });
         return false;
       }
       if (addr < a.begin || addr + info.elem_size > a.begin + a.size)
-        return out_of_bounds(who, info, kind, "global", [&] {
-          std::ostringstream m;
-          const std::size_t elems = a.size / info.elem_size;
-          m << "but " << info.site->var << " points into a cudaMalloc'ed buffer of " << a.size << " bytes ("
-            << elems << " elements of " << info.elem_size << " bytes)";
-          if (base != a.begin)
-            m << " at element " << static_cast<long long>((base - a.begin) / info.elem_size);
-          if (addr >= a.begin + a.size)
-            m << "; the element is " << (addr - (a.begin + a.size)) / info.elem_size
-              << " elements past its end. A bounds check such as `if (i < n)` is probably missing";
-          else
-            m << "; the element is before its start";
-          return m.str();
-        });
+        return out_of_bounds(
+            who, info, kind,
+            [&] {
+              std::ostringstream m;
+              const std::size_t elems = a.size / info.elem_size;
+              m << index_text(info.index[0], base, a.begin, a.begin + a.size, info.elem_size) << " ("
+                << info.site->var;
+              if (base == a.begin) m << " has " << elems << (elems == 1 ? " element" : " elements");
+              else
+                m << " points at element " << (base - a.begin) / info.elem_size << " of a buffer of " << elems
+                  << (elems == 1 ? " element" : " elements");
+              m << ", cudaMalloc'ed with " << a.size << " bytes)";
+              return m.str();
+            },
+            addr >= base ? "Guard the access with a bounds check such as `if (i < n)`, or fix the index."
+                         : "Fix the index computation so that it stays inside the buffer.");
       return true;  // global memory: bounds only
     }
     if (addr < region->begin || addr + info.elem_size > region->end)
-      return out_of_bounds(who, info, kind, "shared", [&] {
-        std::ostringstream m;
-        const std::size_t bytes = region->end - region->begin;
-        if (region->dynamic)
-          m << "past the end of the dynamic shared memory (" << bytes
-            << " bytes, set by the 3rd launch parameter <<<grid, block, bytes>>>)";
-        else
-          m << "outside the shared array it points into (" << bytes << " bytes)";
-        return m.str();
-      });
+      return out_of_bounds(
+          who, info, kind,
+          [&] {
+            std::ostringstream m;
+            const std::size_t bytes = region->end - region->begin;
+            m << index_text(info.index[0], base, region->begin, region->end, info.elem_size) << " (";
+            if (region->dynamic) m << "the block's dynamic shared memory has " << bytes << " bytes";
+            else m << info.site->var << " points into a __shared__ array of " << bytes << " bytes";
+            m << ")";
+            return m.str();
+          },
+          region->dynamic ? "Pass enough bytes as the 3rd launch parameter <<<grid, block, bytes>>> "
+                            "(e.g. blockDim.x * sizeof(float)), or fix the index."
+                          : "Check the index computation against the array's size.");
   }
 
   if (kind == Access::none) return true;  // class-type elements: bounds only
@@ -445,8 +592,8 @@ bool record(const AccessInfo& info, Access kind) {
   for (std::size_t i = first; i <= last && i < region->words.size(); ++i)
     shared_word(who, c, region->words[i], info, read, write, reported_uninit);
   const unsigned width = static_cast<unsigned>(last - first + 1);
-  if (read) bank_request(c, t->linear, info, static_cast<std::uint32_t>(first), width, false);
-  if (write) bank_request(c, t->linear, info, static_cast<std::uint32_t>(first), width, true);
+  if (read) check::bank_note(c.hot, id, false, t->linear, static_cast<std::uint32_t>(first), width);
+  if (write) check::bank_note(c.hot, id, true, t->linear, static_cast<std::uint32_t>(first), width);
   return true;
 }
 

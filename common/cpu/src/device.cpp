@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -45,6 +46,13 @@ std::map<const void*, std::size_t>& kernel_shared_limits() {
 
 std::size_t dynamic_shared_limit(const void* kernel) {
   std::lock_guard lock(g_attr_mutex);
+  if (kernel == nullptr) {
+    // A deduced kernel template launch: which specialization runs is not
+    // known, so the largest limit raised for any kernel applies.
+    std::size_t limit = kDefaultSharedPerBlock;
+    for (const auto& [k, v] : kernel_shared_limits()) limit = std::max(limit, v);
+    return limit;
+  }
   auto it = kernel_shared_limits().find(kernel);
   return it == kernel_shared_limits().end() ? kDefaultSharedPerBlock : it->second;
 }

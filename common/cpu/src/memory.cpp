@@ -16,7 +16,14 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include <course_cpu/check.h>
+
 #include "internal.h"
+
+namespace course_cpu::check {
+// Starts at 1: a fast-path cache with generation 0 is never current.
+std::atomic<std::uint64_t> g_allocation_generation{1};
+}  // namespace course_cpu::check
 
 namespace course_cpu::detail {
 namespace {
@@ -46,7 +53,6 @@ struct Registry {
   std::shared_mutex mutex;
   std::map<std::uintptr_t, Mapping> allocations;
   std::size_t device_bytes = 0;
-  std::atomic<std::uint64_t> generation{1};
 };
 Registry& registry() {
   static Registry* r = new Registry;  // never destroyed: kernels may run during exit
@@ -107,7 +113,7 @@ bool find_guarded_allocation(const void* p, Allocation* out) {
   return false;
 }
 
-std::uint64_t allocation_generation() { return registry().generation.load(std::memory_order_acquire); }
+std::uint64_t allocation_generation() { return check::g_allocation_generation.load(std::memory_order_acquire); }
 
 namespace {
 cudaError_t allocate(void** ptr, std::size_t size, bool host) {
@@ -134,7 +140,7 @@ cudaError_t allocate(void** ptr, std::size_t size, bool host) {
     std::unique_lock lock(r.mutex);
     r.allocations[reinterpret_cast<std::uintptr_t>(p)] = Mapping{size, base, map_len, host};
     if (!host) r.device_bytes += size;
-    r.generation.fetch_add(1, std::memory_order_release);
+    check::g_allocation_generation.fetch_add(1, std::memory_order_release);
   }
   guard_table_insert(reinterpret_cast<std::uintptr_t>(p), size);
   *ptr = p;
@@ -152,7 +158,7 @@ cudaError_t release(void* ptr, bool host) {
     m = it->second;
     if (!host) r.device_bytes -= m.size;
     r.allocations.erase(it);
-    r.generation.fetch_add(1, std::memory_order_release);
+    check::g_allocation_generation.fetch_add(1, std::memory_order_release);
   }
   guard_table_erase(reinterpret_cast<std::uintptr_t>(ptr));
   munmap(m.map_base, m.map_len);

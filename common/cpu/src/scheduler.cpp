@@ -184,10 +184,13 @@ std::string threads_text(const Worker& w, const std::vector<unsigned>& ids) {
 }
 
 // ---- one block --------------------------------------------------------------------
-void resume(ThreadSlot& s) {
+void resume(Worker& w, ThreadSlot& s) {
   threadIdx = s.idx;
   tl_slot = &s;
+  if (w.hot != nullptr) w.hot->me = s.linear;
+  check::tl_hot = w.hot;
   s.fiber = std::move(s.fiber).resume();
+  check::tl_hot = nullptr;
   tl_slot = nullptr;
 }
 
@@ -227,7 +230,7 @@ bool resolve_warps(Worker& w) {
       }
       if (!exited.empty() || !elsewhere.empty()) {
         std::ostringstream m;
-        m << "warp divergence in block " << block_text(w) << ", warp " << warp << ": "
+        m << "block " << block_text(w) << ", warp " << warp << ": "
           << threads_text(w, present) << " wait at " << op_name(lead.op) << " on line " << lead.line
           << ", which needs every lane of its mask 0x" << std::hex << lead.mask << std::dec << ", but ";
         if (!exited.empty()) m << threads_text(w, exited) << " exited";
@@ -238,8 +241,8 @@ bool resolve_warps(Worker& w) {
             << (o.state == ThreadState::at_barrier ? std::string("__syncthreads()") : op_name(o.op))
             << " on line " << o.line;
         }
-        m << ". Keep every lane named in the mask on the same path, or pass a mask of only the "
-             "lanes that take part.";
+        m << ". Keep every lane named in the mask on the same path (no early return before it), or "
+             "pass a mask of only the lanes that take part.";
         fail_block(w, "barrier-divergence", lead.line, m.str());
         return false;
       }
@@ -271,6 +274,10 @@ bool resolve_warps(Worker& w) {
       }
       for (unsigned p : present) b.threads[p].state = ThreadState::runnable;
       ++b.warp_sync[warp];
+      if (w.checked) {  // for check mode's race ordering (check.cpp)
+        b.warp_masks[warp].push_back(mask);
+        if (mask == existing) b.warp_full[warp] = b.warp_sync[warp];
+      }
       progressed = true;
     }
   }
@@ -312,7 +319,7 @@ bool release_barrier(Worker& w) {
            ordinal(b.barrier_releases[line] + 1) + " time)";
   };
   std::ostringstream m;
-  m << "barrier divergence in block " << block_text(w) << ": ";
+  m << "block " << block_text(w) << ": ";
   if (groups.size() == 1) {
     m << threads_text(w, exited) << " exited without reaching the __syncthreads() at line "
       << first_line << " that " << threads_text(w, waiting[first_line]).substr(0) << " wait at";
@@ -324,9 +331,9 @@ bool release_barrier(Worker& w) {
     }
     if (!exited.empty()) m << ", and " << threads_text(w, exited) << " exited";
   }
-  m << ". Every thread of a block must reach the same __syncthreads() the same number of times: "
-       "do not put it inside a branch or loop that depends on the thread index, and do not "
-       "return early before it.";
+  m << ". Every thread of a block must reach each __syncthreads() the same number of times: do "
+       "not call it inside a branch or loop that depends on the thread index, and do not return "
+       "before it (guard the work, not the barrier).";
   fail_block(w, "barrier-divergence", first_line, m.str());
   return false;
 }
@@ -340,6 +347,8 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
   b.aborted = false;
   b.barrier_releases.clear();
   std::fill(b.warp_sync.begin(), b.warp_sync.end(), 0u);
+  std::fill(b.warp_full.begin(), b.warp_full.end(), 0u);
+  for (auto& m : b.warp_masks) m.clear();
   blockIdx = b.idx;
   if (w.checked) check_begin_block(w);
 
@@ -360,10 +369,14 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
                              throw;  // the block is being aborted: let Boost unwind us
                            } catch (const std::exception& e) {
                              fail_block(w, "kernel-exception", w.block.site->line,
-                                        std::string("a C++ exception escaped the kernel: ") + e.what());
+                                        "kernel '" + std::string(w.block.site->kernel) +
+                                            "' threw a C++ exception (" + e.what() + ") in block " +
+                                            block_text(w) + ", which was stopped. Device code must not throw.");
                            } catch (...) {
                              fail_block(w, "kernel-exception", w.block.site->line,
-                                        "a C++ exception escaped the kernel");
+                                        "kernel '" + std::string(w.block.site->kernel) +
+                                            "' threw a C++ exception in block " + block_text(w) +
+                                            ", which was stopped. Device code must not throw.");
                            }
                            slot->state = ThreadState::exited;
                            return std::move(slot->sink);
@@ -372,7 +385,7 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
 
   for (;;) {
     for (ThreadSlot& s : b.threads) {
-      if (s.state == ThreadState::runnable) resume(s);
+      if (s.state == ThreadState::runnable) resume(w, s);
       if (b.aborted) break;
     }
     if (b.aborted) break;
@@ -406,13 +419,14 @@ std::string validation_error(dim3 grid, dim3 block, std::size_t shmem, std::size
       << " threads: every block dimension must be at least 1";
   } else if (threads > 1024) {
     m << "block of " << threads << " threads (" << block.x << "x" << block.y << "x" << block.z
-      << "): at most 1024 threads per block";
+      << "): at most 1024 threads per block are allowed (dim3 block(16, 16) has 256)";
   } else if (block.x > 1024 || block.y > 1024 || block.z > 64) {
     m << "block dimensions " << block.x << "x" << block.y << "x" << block.z
       << ": blockDim.x and blockDim.y may be at most 1024, blockDim.z at most 64";
   } else if (grid.x == 0 || grid.y == 0 || grid.z == 0) {
     m << "grid of " << grid.x << "x" << grid.y << "x" << grid.z
-      << " blocks: every grid dimension must be at least 1";
+      << " blocks: every grid dimension must be at least 1 (round the division up: "
+         "(n + block - 1) / block)";
   } else if (grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {
     m << "grid of " << grid.x << "x" << grid.y << "x" << grid.z
       << " blocks: gridDim.x may be at most 2147483647, gridDim.y and gridDim.z at most 65535";
@@ -527,6 +541,9 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
     b.nthreads = nthreads;
     b.threads.resize(nthreads);
     b.warp_sync.assign((nthreads + 31) / 32, 0u);
+    b.warp_full.assign((nthreads + 31) / 32, 0u);
+    b.warp_masks.resize((nthreads + 31) / 32);
+    w.hot = nullptr;
     if (checked) check_begin_launch(w);
     for (std::uint64_t blk = static_cast<std::uint64_t>(w.id); blk < total_blocks;
          blk += static_cast<std::uint64_t>(nworkers))

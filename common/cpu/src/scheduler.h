@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include <course_cpu/check.h>
 #include <course_cpu/device_functions.h>
 
 #include "internal.h"
@@ -71,6 +72,10 @@ struct BlockRun {
   unsigned nthreads = 0;
   std::vector<ThreadSlot> threads;
   std::vector<std::uint32_t> warp_sync;  // completed warp rendezvous, per warp
+  // Per warp: warp_sync right after its last rendezvous of all the warp's
+  // lanes, and the lanes of each rendezvous (warp_masks[w][s]: the s-th).
+  std::vector<std::uint32_t> warp_full;
+  std::vector<std::vector<std::uint32_t>> warp_masks;
   std::map<int, int> barrier_releases;   // __syncthreads() line -> times released
   bool aborted = false;
 };
@@ -83,6 +88,7 @@ struct Worker {
   BlockRun block;
   DiagnosticSink sink;
   std::unique_ptr<CheckState> check;  // check-mode launches only
+  check::Hot* hot = nullptr;          // check-mode launch running: its fast-path state
   bool checked = false;
   bool illegal_address = false;  // this launch: an out-of-bounds access was stopped
   bool launch_failure = false;   // this launch: a block was aborted

@@ -13,6 +13,8 @@ cudaError_t launch_with(dim3 grid, dim3 block, std::size_t shmem);
 cudaError_t allow_dynamic_shared(int bytes);
 cudaError_t run_bank_probe(int which, float* out);
 cudaError_t run_warp_ops(int* out);
+cudaError_t run_auto_copies(float* out);
+cudaError_t run_deduced(float alpha, const float* x, float* y, int n, const int* in, double* out, int m);
 
 cudaError_t run_gemm_missing_sync(int which, const float* A, const float* B, float* C, int n);
 cudaError_t run_sync_in_if(const float* in, float* out, int blocks);
@@ -23,3 +25,6 @@ cudaError_t run_uninitialized(float* out);
 cudaError_t run_host_pointer(float* host);
 cudaError_t run_shuffle_after_return(float* out, int n);
 cudaError_t run_warp_tail(const float* in, float* out);
+cudaError_t run_racy_deduced(int* out);
+cudaError_t run_half_warp_sync(float* out);
+cudaError_t run_wording(int which, const float* a, float* out);

@@ -152,3 +152,56 @@ cudaError_t run_warp_ops(int* out) {
   warpOps<<<1, 64>>>(out);
   return cudaDeviceSynchronize();
 }
+
+// Kernel templates launched without template arguments (deduced from the
+// arguments, as nvcc does). `n` is modified by every thread: parameters are
+// per-thread copies.
+template <typename T>
+__global__ void axpyDeduced(T alpha, const T* x, T* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  n -= static_cast<int>(threadIdx.x);  // must not leak into other threads
+  if (i < n + static_cast<int>(threadIdx.x)) y[i] = alpha * x[i] + y[i];
+}
+
+template <typename T, typename U>
+__global__ void reverseDeduced(const T* in, U* out, int n) {
+  __shared__ T tile[64];
+  const int t = threadIdx.x;
+  tile[t] = t < n ? in[t] : T(0);
+  __syncthreads();
+  if (t < n) out[t] = static_cast<U>(tile[n - 1 - t]);
+}
+
+// Some template arguments explicit, the others deduced.
+template <int F, typename T>
+__global__ void scaleBy(T* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] *= static_cast<T>(F);
+}
+
+cudaError_t run_deduced(float alpha, const float* x, float* y, int n, const int* in, double* out, int m) {
+  axpyDeduced<<<(n + 63) / 64, 64>>>(alpha, x, y, n);
+  scaleBy<3><<<(n + 63) / 64, 64>>>(y, n);
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) return e;
+  reverseDeduced<<<1, 64, 0, 0>>>(in, out, m);
+  return cudaDeviceSynchronize();
+}
+
+// `auto v = s[i];` copies the element, as in CUDA (check mode must not keep a
+// proxy that writes shared memory on `v += ...`).
+__global__ void autoCopies(float* out) {
+  __shared__ float s[32];
+  s[threadIdx.x] = static_cast<float>(threadIdx.x);
+  __syncthreads();
+  auto v = s[threadIdx.x];
+  v += 100.0f;
+  const auto w = out[threadIdx.x], z = s[(threadIdx.x + 1) % 32];
+  __syncthreads();
+  out[threadIdx.x] = v + s[threadIdx.x] + w + z;
+}
+
+cudaError_t run_auto_copies(float* out) {
+  autoCopies<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}

@@ -162,3 +162,59 @@ cudaError_t run_warp_tail(const float* in, float* out) {
   warpTail<<<1, 64>>>(in, out);
   return cudaDeviceSynchronize();
 }
+
+// A kernel template launched with deduced template arguments, with a race.
+template <typename V>
+__global__ void racyDeduced(V* out) {
+  __shared__ V s[32];
+  s[threadIdx.x] = static_cast<V>(threadIdx.x);
+  out[threadIdx.x] = s[(threadIdx.x + 1) % 32];  // @deduced-race
+}
+
+cudaError_t run_racy_deduced(int* out) {
+  racyDeduced<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+// Message wording: reading a[1] of a 1-element buffer, a column past the end
+// of a 2-D shared array, a null pointer, an index below 0.
+__global__ void readPastOne(const float* a, float* out) {
+  out[0] = a[1];  // @oob-one
+}
+__global__ void columnPastEnd(float* out) {
+  __shared__ float As[4][5];
+  As[0][threadIdx.x] = 1.0f;  // @oob-2d
+  out[threadIdx.x] = 0.0f;
+}
+__global__ void writeNull(float* out) {
+  out[threadIdx.x] = 1.0f;  // @null-pointer
+}
+__global__ void indexBelowZero(const float* a, float* out) {
+  out[threadIdx.x] = a[static_cast<int>(threadIdx.x) - 1];  // @oob-negative
+}
+
+cudaError_t run_wording(int which, const float* a, float* out) {
+  switch (which) {
+    case 0: readPastOne<<<1, 1>>>(a, out); break;
+    case 1: columnPastEnd<<<1, 6>>>(out); break;
+    case 2: writeNull<<<1, 1>>>(nullptr); break;
+    default: indexBelowZero<<<1, 2>>>(a, out); break;
+  }
+  return cudaDeviceSynchronize();
+}
+
+// Each half-warp synchronizes only itself: neighbours in the same half are
+// ordered, the other half is not (a race on s[31 - t]).
+__global__ void halfWarpSync(float* out) {
+  __shared__ float s[32];
+  s[threadIdx.x] = static_cast<float>(threadIdx.x);
+  __syncwarp(threadIdx.x < 16 ? 0x0000ffffu : 0xffff0000u);
+  float v = s[threadIdx.x ^ 1];
+  v += s[31 - threadIdx.x];  // @half-warp-race
+  out[threadIdx.x] = v;
+}
+
+cudaError_t run_half_warp_sync(float* out) {
+  halfWarpSync<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}

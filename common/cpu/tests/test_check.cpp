@@ -148,3 +148,69 @@ TEST(CheckMode, BankConflicts) {
   }
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
 }
+
+TEST(CheckMode, RaceInAKernelTemplateWithDeducedArguments) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<int> out(32);
+  EXPECT_EQ(run_racy_deduced(out.ptr), cudaSuccess);
+  // Thread 1 overwrites s[1] after thread 0 read it; thread 31 reads s[0]
+  // that thread 0 wrote: both without a barrier.
+  const auto d = of_category(course_cpu::take_diagnostics(), "race");
+  ASSERT_EQ(d.size(), 2u);
+  const int read = line_of("kernels_bugs.cu", "@deduced-race");
+  EXPECT_EQ(d[0].line, read - 1);
+  EXPECT_EQ(d[1].line, read);
+  EXPECT_NE(d[1].message.find("reads s[0]"), std::string::npos) << d[1].message;
+}
+
+namespace {
+course_cpu::Diagnostic only_finding(int which, const float* a, float* out, const char* category) {
+  course_cpu::take_diagnostics();
+  EXPECT_EQ(run_wording(which, a, out), cudaErrorIllegalAddress);
+  cudaGetLastError();
+  const auto d = course_cpu::take_diagnostics();
+  EXPECT_EQ(d.size(), 1u);
+  if (d.empty()) return {};
+  EXPECT_EQ(d[0].category, category);
+  return d[0];
+}
+}  // namespace
+
+TEST(CheckMode, MessagesNameTheIndexAndTheValidRange) {
+  DeviceBuffer<float> one(1), out(8);
+  auto d = only_finding(0, one.ptr, out.ptr, "out-of-bounds");
+  EXPECT_EQ(d.line, line_of("kernels_bugs.cu", "@oob-one"));
+  EXPECT_NE(d.message.find("thread (0,0) of block (0,0) reads a[1], but index 1 is past the last valid index 0 "
+                           "(a has 1 element"),
+            std::string::npos)
+      << d.message;
+  EXPECT_NE(d.message.find("if (i < n)"), std::string::npos) << d.message;
+
+  d = only_finding(1, one.ptr, out.ptr, "out-of-bounds");
+  EXPECT_EQ(d.line, line_of("kernels_bugs.cu", "@oob-2d"));
+  EXPECT_NE(d.message.find("thread (5,0) of block (0,0) writes As[0][5], but As is declared As[4][5]: index 5 in "
+                           "the 2nd dimension is past the last valid index 4"),
+            std::string::npos)
+      << d.message;
+
+  d = only_finding(2, one.ptr, out.ptr, "not-a-device-pointer");
+  EXPECT_EQ(d.line, line_of("kernels_bugs.cu", "@null-pointer"));
+  EXPECT_NE(d.message.find("kernel parameter 'out' is a null pointer"), std::string::npos) << d.message;
+
+  d = only_finding(3, one.ptr, out.ptr, "out-of-bounds");
+  EXPECT_EQ(d.line, line_of("kernels_bugs.cu", "@oob-negative"));
+  EXPECT_NE(d.message.find("reads a[-1], but index -1 is before the first valid index 0"), std::string::npos)
+      << d.message;
+}
+
+TEST(CheckMode, WarpSyncOrdersOnlyTheLanesOfItsMask) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  EXPECT_EQ(run_half_warp_sync(out.ptr), cudaSuccess);
+  const auto d = of_category(course_cpu::take_diagnostics(), "race");
+  ASSERT_EQ(d.size(), 1u);  // s[t ^ 1] (same half) is ordered by the __syncwarp
+  EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@half-warp-race"));
+  EXPECT_NE(d[0].message.find("thread (0,0) of block (0,0) reads s[31], written by thread (31,0)"), std::string::npos)
+      << d[0].message;
+  EXPECT_NE(d[0].message.find("did not name both lanes in its mask"), std::string::npos) << d[0].message;
+}

@@ -177,3 +177,27 @@ TEST(Runtime, WarpSyncOrderedTailIsCorrect) {
   EXPECT_FLOAT_EQ(out.get()[0], 64.0f);
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
 }
+
+TEST(Runtime, KernelTemplateWithDeducedArguments) {
+  const int n = 200, m = 50;
+  const auto x = iota_floats(n), y0 = iota_floats(n, 0.5f);
+  std::vector<int> in(m);
+  std::iota(in.begin(), in.end(), 7);
+  DeviceBuffer<float> dx(x), dy(y0);
+  DeviceBuffer<int> din(in);
+  DeviceBuffer<double> dout(m);
+  ASSERT_EQ(run_deduced(3.0f, dx.ptr, dy.ptr, n, din.ptr, dout.ptr, m), cudaSuccess);
+  const auto y = dy.get();
+  for (int i = 0; i < n; ++i) ASSERT_FLOAT_EQ(y[i], 3.0f * (3.0f * x[i] + y0[i])) << "element " << i;
+  const auto out = dout.get();
+  for (int i = 0; i < m; ++i) ASSERT_EQ(out[i], static_cast<double>(in[m - 1 - i])) << "element " << i;
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+}
+
+TEST(Runtime, AutoCopiesTheElement) {
+  DeviceBuffer<float> out(std::vector<float>(32, 1000.0f));
+  ASSERT_EQ(run_auto_copies(out.ptr), cudaSuccess);
+  const auto v = out.get();
+  for (int t = 0; t < 32; ++t) ASSERT_FLOAT_EQ(v[t], (t + 100.0f) + t + 1000.0f + (t + 1) % 32) << "thread " << t;
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+}

@@ -71,6 +71,52 @@ TEST(Rewriter, TemplateAndQualifiedCallees) {
       << out;
 }
 
+TEST(Rewriter, KernelTemplateWithoutTemplateArgumentsIsDeduced) {
+  const std::string src =
+      "template <typename T>\n"
+      "__global__ void axpy(T a, const T* x, T* y) { y[0] += a * x[0]; }\n"
+      "template <int N> __global__ void fixed(float* p) {}\n"
+      "template <int N, typename T> __global__ void part(T* p) {}\n"
+      "void f(float* x, float* y) {\n"
+      "  axpy<<<1, 32>>>(2.0f, x, y);\n"
+      "  axpy<float><<<1, 32>>>(2.0f, x, y);\n"
+      "  fixed<4><<<1, 2>>>(x);\n"
+      "  part<4><<<1, 2>>>(x);\n"
+      "}\n";
+  const std::string out = body(src);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { (axpy)(course_cpu_args...); }, "
+                            "\"axpy\", __FILE__, 6, 1, 32)(2.0f, x, y);"))
+      << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::launch(axpy<float>, \"axpy<float>\", __FILE__, 7, 1, 32)(2.0f, x, y);")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::launch(fixed<4>, \"fixed<4>\", __FILE__, 8, 1, 2)(x);")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { (part<4>)"
+                            "(course_cpu_args...); }, \"part<4>\", __FILE__, 9, 1, 2)(x);"))
+      << out;
+}
+
+TEST(Rewriter, AutoFromACheckedSubscriptIsAValue) {
+  const std::string src =
+      "__global__ void k(float* p, int n) {\n"
+      "  __shared__ float s[32];\n"
+      "  auto v = s[0] + 1, w = p[n];\n"
+      "  const auto c = (s[1]);\n"
+      "  const auto& r = s[2];\n"
+      "  auto q = n;\n"
+      "  auto t = f<int, 2>(s[3]);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "auto v = ::course_cpu::check::value(COURSE_SH(s, __LINE__)[0] + 1), "
+                            "w = ::course_cpu::check::value(COURSE_GL(p, __LINE__)[n]);"))
+      << out;
+  EXPECT_TRUE(contains(out, "const auto c = ::course_cpu::check::value((COURSE_SH(s, __LINE__)[1]));")) << out;
+  EXPECT_TRUE(contains(out, "const auto& r = COURSE_SH(s, __LINE__)[2];")) << out;
+  EXPECT_TRUE(contains(out, "auto q = n;")) << out;
+  // A comma that may separate template arguments: left alone (f's result is a value anyway).
+  EXPECT_TRUE(contains(out, "auto t = f<int, 2>(COURSE_SH(s, __LINE__)[3]);")) << out;
+}
+
 TEST(Rewriter, MultiLineLaunchKeepsLines) {
   const std::string src =
       "void f() {\n"
@@ -183,12 +229,21 @@ __global__ void reduce(const float* in, float* out) {
   s[threadIdx.x]++;
   s[threadIdx.x] *= 2;
 }
+template <typename T, typename S>
+__global__ void scaled(const T* in, T* out, S factor) {
+  __shared__ T s[32];
+  s[threadIdx.x] = in[threadIdx.x] * factor;
+  __syncthreads();
+  out[threadIdx.x] = s[31 - threadIdx.x];
+}
 void host(float* a, float* o, int n, cudaStream_t st) {
   const char* msg = "kernel<<<1,1>>>()";
   ns::tiled<float, 16><<<dim3(1, 1), dim3(16, 16),
                           256 * sizeof(float), st>>>(a, o,
                                                     n);
   reduce<<<1, 32, 32 * sizeof(float)>>>(a, o);
+  ns::tiled<float, 16><<<1, 1>>>(a, o, n);
+  scaled<<<1, 32>>>(a, o, 2.0);
   (void)msg;
 }
 )cu";

@@ -102,6 +102,45 @@ Launcher<Checked, Params...> launch(void (*kernel)(Params...), const char* name,
                              grid, block, shared_bytes);
 }
 
+// A kernel template launched without template arguments,
+// `k<<<g, b, s, st>>>(args)`, is rewritten to
+// `::course_cpu::launch_deduced([](const auto&... a) { (k)(a...); }, "k", __FILE__, line, g, b, s, st)(args)`:
+// the arguments are copied once (decayed, as CUDA copies them into the
+// parameter buffer) and every CUDA thread calls the kernel with them, so
+// overload resolution deduces the template arguments exactly as nvcc does and
+// each thread gets its own by-value parameters. The specialization's address
+// is not known here (see dynamic_shared_limit: any limit raised with
+// cudaFuncSetAttribute applies).
+template <bool Checked, class Call>
+class DeducedLauncher {
+ public:
+  DeducedLauncher(LaunchSite site, dim3 grid, dim3 block, std::size_t shared_bytes)
+      : site_(site), grid_(grid), block_(block), shared_bytes_(shared_bytes) {}
+
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    using Tuple = std::tuple<std::decay_t<Args>...>;
+    const Tuple closure(std::forward<Args>(args)...);
+    detail::run_grid(
+        site_, grid_, block_, shared_bytes_, Checked,
+        [](const void* p) { std::apply(Call{}, *static_cast<const Tuple*>(p)); }, &closure);
+  }
+
+ private:
+  LaunchSite site_;
+  dim3 grid_, block_;
+  std::size_t shared_bytes_;
+};
+
+template <bool Checked = (COURSE_CPU_CHECK_MODE != 0), class Call>
+DeducedLauncher<Checked, Call> launch_deduced(Call, const char* name, const char* file, int line, dim3 grid,
+                                              dim3 block, std::size_t shared_bytes = 0,
+                                              cudaStream_t stream = 0) {
+  static_assert(std::is_empty_v<Call> && std::is_default_constructible_v<Call>);
+  (void)stream;
+  return DeducedLauncher<Checked, Call>(LaunchSite{name, file, line, nullptr}, grid, block, shared_bytes);
+}
+
 // `extern __shared__ T name[];` inside a function becomes
 // `T* const name = ::course_cpu::dynamic_shared<T>();`.
 template <class T>
