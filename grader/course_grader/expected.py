@@ -8,7 +8,10 @@ from .grading import LabResult
 
 
 def load(path: Path) -> dict[tuple[str, str], dict]:
-    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": str}}"""
+    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": {backend: str}}}
+
+    `message_contains` applies to both backends; `cpu_message_contains` / `gpu_message_contains` to one only (e.g.
+    only the CPU backend's check mode can name a race; a GPU without it just sees wrong results)."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     out = {}
     for student, labs in data.items():
@@ -18,7 +21,8 @@ def load(path: Path) -> dict[tuple[str, str], dict]:
             for backend in ("cpu", "gpu"):
                 v = spec.get(backend, [])
                 entry[backend] = [v] if isinstance(v, str) else list(v)
-            entry["message_contains"] = spec.get("message_contains", "")
+            common = spec.get("message_contains", "")
+            entry["message_contains"] = {b: spec.get(f"{b}_message_contains", common) for b in ("cpu", "gpu")}
             entry["why"] = spec.get("why", "")
             out[(student, number)] = entry
     return out
@@ -38,6 +42,6 @@ def check(results: list[LabResult], expected: dict[tuple[str, str], dict], backe
             problems.append(f"{student} lab{lab}: not graded (expected {' or '.join(allowed)})")
         elif allowed and r.verdict not in allowed:
             problems.append(f"{student} lab{lab}: verdict {r.verdict}, expected {' or '.join(allowed)} — {r.message}")
-        elif spec["message_contains"] and spec["message_contains"].lower() not in r.message.lower():
-            problems.append(f"{student} lab{lab}: message lacks '{spec['message_contains']}': {r.message}")
+        elif (want := spec["message_contains"][backend]) and want.lower() not in r.message.lower():
+            problems.append(f"{student} lab{lab}: message lacks '{want}': {r.message}")
     return problems

@@ -31,15 +31,26 @@ class Samples(unittest.TestCase):
                 self.assertEqual(lf.problem, "", student)
 
     def test_check(self):
-        exp = {("a", "01"): {"cpu": ["correct"], "gpu": ["pass"], "message_contains": "", "why": ""},
-               ("b", "01"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": "race", "why": ""},
-               ("c", "09"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": "", "why": ""}}
+        none = {"cpu": "", "gpu": ""}
+        exp = {("a", "01"): {"cpu": ["correct"], "gpu": ["pass"], "message_contains": none, "why": ""},
+               ("b", "01"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": {"cpu": "race", "gpu": "race"},
+                             "why": ""},
+               ("c", "09"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": none, "why": ""}}
         R = grading.LabResult
         ok = [R("a", "01", "correct", ""), R("b", "01", "wrong", "[race] x.cu:3")]
         self.assertEqual(expected.check(ok, exp, "cpu"), [])
         bad = [R("a", "01", "wrong", "m"), R("b", "01", "wrong", "oob")]
         self.assertEqual(len(expected.check(bad, exp, "cpu")), 2)
         self.assertEqual(len(expected.check(ok, exp, "gpu")), 1)
+
+    def test_message_expectation_can_be_per_backend(self):
+        exp = {("b", "03"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": {"cpu": "race", "gpu": ""},
+                             "why": ""}}
+        R = grading.LabResult
+        self.assertEqual(expected.check([R("b", "03", "wrong", "C[8][32] is wrong")], exp, "gpu"), [])
+        self.assertEqual(len(expected.check([R("b", "03", "wrong", "C[8][32] is wrong")], exp, "cpu")), 1)
+        loaded = expected.load(EXPECTED)[("racy", "03")]["message_contains"]
+        self.assertEqual(loaded, {"cpu": "race", "gpu": ""})
 
 
 if __name__ == "__main__":
