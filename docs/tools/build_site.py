@@ -10,7 +10,8 @@ one folder the site is built from:
 On the way it
   * expands code includes: a line `<!-- include: PATH:NAME -->` is followed by a fenced block holding the lines
     between `// [docs:NAME]` and `// [/docs:NAME]` in PATH (relative to the repository root; `# [docs:NAME]`
-    in Python/CMake). Without `:NAME` the whole file is included, marker lines removed;
+    in Python/CMake). Without `:NAME` the whole file is included. Marker lines of other regions and the lines
+    that open and close a lab's TODO region (`// TODO(labNN): ...`, `// END TODO`) are left out of the block;
   * rewrites relative links so they work on the site (`../../docs/tiling.md` -> `../tiling.md` in a handout)
     and turns links to repository files that are not pages (`../../solutions/...`) into `code text`, or into
     links to --repo-url if one is given (or `repo_url:` is set in mkdocs.yml);
@@ -33,7 +34,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 from urllib.parse import unquote
@@ -46,6 +46,10 @@ INSTALL_HINT = "install with: sudo apt-get install mkdocs mkdocs-material   (or:
 
 INCLUDE = re.compile(r"^<!--\s*include:\s*(?P<spec>\S+?)\s*-->\s*$")
 MARKER = re.compile(r"^\s*(?://|#)\s*\[(?P<end>/?)docs:(?P<name>[A-Za-z0-9_.-]+)\]\s*$")
+# The lines that open and close a lab's TODO region (`// TODO(lab03): ...`, `// END TODO`): in a skeleton they frame
+# the student's part, in shown code they are noise, so included regions leave them out.
+PREPROCESSOR = re.compile(r"^#\s*(?:pragma|if|ifdef|ifndef|elif|else|endif|define|undef|include)\b")
+TODO_LINE = re.compile(r"^\s*(?://|#)\s*(?:TODO\([^)]*\)|END TODO\b)")
 LANGUAGES = {".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".cc": "cpp", ".h": "cpp", ".hpp": "cpp",
              ".py": "python", ".cmake": "cmake", ".txt": "cmake", ".json": "json", ".sh": "bash"}
 LAB_README = re.compile(r"^labs/(?P<lab>\d\d_[A-Za-z0-9_]+)/README\.md$")
@@ -83,7 +87,7 @@ def extract_region(root, spec):
         raise SiteError(f"included file {path} does not exist")
     lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
     if not name:
-        body = [line for line in lines if not MARKER.match(line)]
+        body = [line for line in lines if not MARKER.match(line) and not TODO_LINE.match(line)]
     else:
         starts = [i for i, line in enumerate(lines)
                   if (m := MARKER.match(line)) and m.group("name") == name and not m.group("end")]
@@ -96,14 +100,27 @@ def extract_region(root, spec):
             m = MARKER.match(line)
             if m and m.group("name") == name and m.group("end"):
                 break
-            if not m:
+            if not m and not TODO_LINE.match(line):
                 body.append(line)
         else:
             raise SiteError(f"[docs:{name}] in {path} (line {starts[0] + 1}) has no closing [/docs:{name}]")
-    text = textwrap.dedent("".join(body)).strip("\n")
+    text = _dedent(body).strip("\n")
     if not text:
         raise SiteError(f"region {spec} is empty")
     return text + "\n"
+
+
+def _dedent(lines):
+    """Remove the indentation common to the lines, not counting blank lines and C preprocessor lines (a `#pragma`
+    sits in column 0 inside an indented loop); a line with less indentation keeps what it has."""
+    margins = [len(line) - len(line.lstrip(" \t")) for line in lines
+               if line.strip() and not PREPROCESSOR.match(line)]
+    margin = min(margins, default=0)
+    out = []
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" \t"))
+        out.append(line[min(margin, indent):] if line.strip() else line.lstrip(" \t"))
+    return "".join(out)
 
 
 def render_block(spec, body):

@@ -162,6 +162,39 @@ class IncludeTest(RepoTest):
         self.assertNotIn("[docs:", region)
         self.assertTrue(region.startswith("#include <cstdio>\n"))
 
+    def test_todo_region_lines_are_left_out(self):
+        self.repo.write("lab.cu", """\
+            // [docs:body]
+            __global__ void k(float* c) {
+              // TODO(lab03): wait until the whole block has written its tiles (1 line)
+              __syncthreads();
+              // END TODO
+              //   TODO(lab06, going further): optional
+              c[0] = 1.0f;  // TODO is fine inside a code line
+              // END TODO
+            }
+            // [/docs:body]
+            """)
+        self.assertEqual(bs.extract_region(self.root, "lab.cu:body"),
+                         "__global__ void k(float* c) {\n  __syncthreads();\n"
+                         "  c[0] = 1.0f;  // TODO is fine inside a code line\n}\n")
+        self.assertNotIn("END TODO", bs.extract_region(self.root, "lab.cu"))
+
+    def test_pragma_in_column_0_does_not_stop_the_dedent(self):
+        self.repo.write("loop.cu", """\
+            void f() {
+              // [docs:loop]
+              for (int t = 0; t < 4; ++t) {
+            #pragma unroll
+                for (int p = 0; p < 4; ++p) g(p);
+
+              }
+              // [/docs:loop]
+            }
+            """)
+        self.assertEqual(bs.extract_region(self.root, "loop.cu:loop"),
+                         "for (int t = 0; t < 4; ++t) {\n#pragma unroll\n  for (int p = 0; p < 4; ++p) g(p);\n\n}\n")
+
     def test_missing_block_is_inserted(self):
         text, stale, errors = self.expand("Intro\n<!-- include: solutions/01_matadd/matadd.cu:kernel -->\nAfter\n")
         self.assertEqual(text, "Intro\n<!-- include: solutions/01_matadd/matadd.cu:kernel -->\n"

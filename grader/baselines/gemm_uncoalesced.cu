@@ -8,6 +8,7 @@
 // (grader/thresholds/CALIBRATION.md).
 #include "lab02_baselines.h"
 
+// [docs:uncoalesced_gemm_kernel]
 __global__ void uncoalesced_gemm_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                         float* __restrict__ c, int m, int n, int k) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;  // x walks rows: the mistake being measured
@@ -19,6 +20,7 @@ __global__ void uncoalesced_gemm_kernel(const float* __restrict__ a, const float
   }
   c[row * n + col] = sum;
 }
+// [/docs:uncoalesced_gemm_kernel]
 
 void uncoalesced_gemm(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
   const dim3 block(32, 32);

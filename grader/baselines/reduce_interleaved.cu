@@ -5,19 +5,24 @@
 // The perf test times the lab's reduction() against this, in the same process.
 #include "lab06_baselines.h"
 
+// [docs:reduce_interleaved_kernel]
 __global__ void reduce_interleaved_kernel(const float* __restrict__ in, int n, float* __restrict__ out) {
   extern __shared__ float partial[];  // blockDim.x floats
   const unsigned tid = threadIdx.x;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   partial[tid] = i < n ? in[i] : 0.0f;
   __syncthreads();
+  // [docs:reduce_interleaved_tree]
   for (unsigned s = 1; s < blockDim.x; s *= 2) {
     if (tid % (2 * s) == 0) partial[tid] += partial[tid + s];
     __syncthreads();
   }
+  // [/docs:reduce_interleaved_tree]
   if (tid == 0) out[blockIdx.x] = partial[0];
 }
+// [/docs:reduce_interleaved_kernel]
 
+// [docs:reduce_interleaved_launch]
 void reduce_interleaved(const float* in, int n, float* result, float* scratch, int block_size, cudaStream_t stream) {
   const size_t shared_bytes = block_size * sizeof(float);
   const float* level_in = in;
@@ -33,3 +38,4 @@ void reduce_interleaved(const float* in, int n, float* result, float* scratch, i
     level_out += blocks;
   }
 }
+// [/docs:reduce_interleaved_launch]

@@ -3,6 +3,7 @@
 // The perf test times the lab's stencil() against this, in the same process.
 #include "lab05_baselines.h"
 
+// [docs:stencil_global_kernel]
 __global__ void stencil_global_kernel(const float* __restrict__ in, float* __restrict__ out, int n, int radius) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -12,6 +13,7 @@ __global__ void stencil_global_kernel(const float* __restrict__ in, float* __res
   for (int j = lo; j <= hi; ++j) sum += in[j];
   out[i] = sum;
 }
+// [/docs:stencil_global_kernel]
 
 void stencil_global(const float* in, float* out, int n, int radius, cudaStream_t stream) {
   constexpr int threads = 256;

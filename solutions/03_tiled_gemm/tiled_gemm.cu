@@ -23,6 +23,7 @@ __global__ void tiled_gemm_kernel(const float* __restrict__ a, const float* __re
   const int row = blockIdx.y * Tile + ty;
   const int col = blockIdx.x * Tile + tx;
   float sum = 0.0f;
+  // [docs:tiled_gemm_loop]
   for (int t = 0; t < k; t += Tile) {
     // [docs:tiled_gemm_load]
     // TODO(lab03): As[ty][tx] = A[row][t + tx], Bs[ty][tx] = B[t + ty][col]; 0 outside A or B (about 2 lines)
@@ -45,8 +46,11 @@ __global__ void tiled_gemm_kernel(const float* __restrict__ a, const float* __re
     // END TODO
     // [/docs:tiled_gemm_compute]
   }
+  // [/docs:tiled_gemm_loop]
+  // [docs:tiled_gemm_store]
   // No early return above: every thread of the block must reach both barriers, even one outside C.
   if (row < m && col < n) c[row * n + col] = sum;
+  // [/docs:tiled_gemm_store]
 }
 // [/docs:tiled_gemm_kernel]
 

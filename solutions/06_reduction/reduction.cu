@@ -76,10 +76,12 @@ __global__ void reduce1_kernel(const float* __restrict__ in, int n, float* __res
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   partial[tid] = i < n ? in[i] : 0.0f;
   __syncthreads();
+  // [docs:reduce1_tree]
   for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
     if (tid < s) partial[tid] += partial[tid + s];
     __syncthreads();  // outside the if: every thread reaches every barrier
   }
+  // [/docs:reduce1_tree]
   if (tid == 0) out[blockIdx.x] = partial[0];
 }
 
@@ -89,10 +91,12 @@ __global__ void reduce1_kernel(const float* __restrict__ in, int n, float* __res
 __global__ void reduce2_kernel(const float* __restrict__ in, int n, float* __restrict__ out) {
   extern __shared__ float partial[];  // blockDim.x floats
   const unsigned tid = threadIdx.x;
+  // [docs:reduce2_load]
   const int i = blockIdx.x * 2 * blockDim.x + threadIdx.x;
   float v = i < n ? in[i] : 0.0f;
   if (i + static_cast<int>(blockDim.x) < n) v += in[i + blockDim.x];
   partial[tid] = v;
+  // [/docs:reduce2_load]
   __syncthreads();
   for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
     if (tid < s) partial[tid] += partial[tid + s];
@@ -112,6 +116,7 @@ __global__ void reduce3_kernel(const float* __restrict__ in, int n, float* __res
   if (i + static_cast<int>(blockDim.x) < n) v += in[i + blockDim.x];
   partial[tid] = v;
   __syncthreads();
+  // [docs:reduce3_warp_shuffle]
   for (unsigned s = blockDim.x / 2; s >= 32; s /= 2) {
     if (tid < s) partial[tid] += partial[tid + s];
     __syncthreads();
@@ -121,6 +126,7 @@ __global__ void reduce3_kernel(const float* __restrict__ in, int n, float* __res
     for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
     if (tid == 0) out[blockIdx.x] = v;
   }
+  // [/docs:reduce3_warp_shuffle]
 }
 // Variant 4 — grid-stride loop, then shuffles and one shared value per warp: reduction_kernel above. What changed:
 // a grid of one wave of blocks, each thread first adding about n / (blocks * blockDim.x) inputs in registers, with

@@ -2,7 +2,7 @@
 // Copied from lab 02, the early return makes the threads of the last blocks that fall outside C skip every
 // __syncthreads() the others wait at: undefined behaviour (a hang, or a barrier that does not wait). They must stay
 // to load their (zero) share of the tiles; only the final store is guarded.
-// expect: barrier-divergence at line 26
+// expect: barrier-divergence at line 27
 #include "lab03_tiled_gemm.h"
 
 // ---- kernels --------------------------------------------------------------------------------------------------------
@@ -10,6 +10,7 @@
 // Thread (tx, ty) of block (bx, by) owns C[by * Tile + ty][bx * Tile + tx]. A warp is 32 consecutive tx of one ty
 // (with Tile = 16: two rows of 16), so it walks along a row of each tile: coalesced global loads, and shared reads
 // that are a broadcast (As[ty][p]: one word for the warp) or 32 consecutive words (Bs[p][tx]): no bank conflicts.
+// [docs:early_return_kernel]
 template <int Tile>
 __global__ void tiled_gemm_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                                   int m, int n, int k) {
@@ -32,6 +33,7 @@ __global__ void tiled_gemm_kernel(const float* __restrict__ a, const float* __re
   }
   if (row < m && col < n) c[row * n + col] = sum;
 }
+// [/docs:early_return_kernel]
 
 // ---- launcher -------------------------------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 // expect-gpu: perf-fail
 #include "lab05_stencil.h"
 
+// [docs:one_output_per_thread_kernel]
 constexpr int kThreads = 256;
 constexpr int kOutputsPerThread = 1;
 constexpr int kTile = kThreads * kOutputsPerThread;
@@ -30,6 +31,7 @@ __global__ void stencil_kernel(const float* __restrict__ in, float* __restrict__
     if (i < n) out[i] = sum[k];
   }
 }
+// [/docs:one_output_per_thread_kernel]
 
 void stencil(const float* in, float* out, int n, int radius, cudaStream_t stream) {
   const int blocks = (n + kTile - 1) / kTile;

@@ -6,8 +6,10 @@
 __global__ void reduction_kernel(const float* __restrict__ in, int n, float* __restrict__ out) {
   extern __shared__ float partial[];
   const unsigned tid = threadIdx.x;
+  // [docs:grid_stride_loop]
   float sum = 0.0f;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) sum += in[i];
+  // [/docs:grid_stride_loop]
   partial[tid] = sum;
   __syncthreads();
   for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
