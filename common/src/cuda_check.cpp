@@ -1,5 +1,7 @@
 #include "course/cuda_check.h"
 
+#include "course/device.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -58,12 +60,16 @@ std::string cuda_error_hint(cudaError_t code) {
     case kInsufficientDriver:
     case kNoDevice:
       return "No usable CUDA GPU: is there one, and is the NVIDIA driver installed and new enough? Without a GPU, "
-             "run the CPU-backend tests (ctest -R labNN.cpu and -R labNN.check).";
+             "run the CPU-backend tests (ctest --test-dir build -R labNN.cpu and -R labNN.check, with your lab's "
+             "number).";
     case kIllegalAddress:
     case kMisalignedAddress:
-      return "A kernel read or wrote memory it does not own: usually a missing bounds check (if (i < n)) or a "
-             "wrong index. The check-mode tests (ctest -R labNN.check) name the line. After this error the GPU "
-             "context is unusable, so later tests in the same process fail too.";
+      return std::string("A kernel read or wrote memory it does not own: usually a missing bounds check "
+                         "(if (i < n)) or a wrong index. The check-mode tests (ctest --test-dir build -R "
+                         "labNN.check, with your lab's number) name the line.") +
+             (kBackend == Backend::gpu ? " After this error the GPU context is unusable, so later tests in the "
+                                         "same process fail too."
+                                       : "");
     case kLaunchOutOfResources:
       return "The kernel needs more registers or shared memory per block than the GPU has: use smaller blocks.";
     case kLaunchTimeout:

@@ -17,9 +17,9 @@ DeviceInfo query() {
   const cudaError_t code = cudaGetDeviceCount(&count);
   if (code != cudaSuccess || count == 0) {
     (void)cudaGetLastError();
-    info.reason = std::string("no CUDA GPU found (") +
-                  (code != cudaSuccess ? cudaGetErrorString(code) : "the driver lists no device") +
-                  "); the correctness tests run on the CPU backend instead: ctest -R labNN.cpu / labNN.check";
+    info.reason = std::string("no CUDA GPU on this machine (CUDA says: ") +
+                  (code != cudaSuccess ? cudaGetErrorString(code) : "no device") +
+                  "); the correctness tests run on the CPU backend instead (the labNN.cpu and labNN.check tests)";
     return info;
   }
   int device = 0;

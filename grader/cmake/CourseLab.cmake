@@ -4,7 +4,8 @@
 #                                                                      labNN.cpu.<Suite>.<Case>     CPU backend, fast
 #                                                                      labNN.check.<Suite>.<Case>   CPU backend, check
 #   solution (solutions/NN_name):                          the same, named solutionNN.…  (not matched by -R labNN)
-#   self-test:  course.labNN.skeleton_matches_solution, course.labNN.skeleton_fails, course.labNN.catalogue.<entry>
+#   self-test:  course.NN_name.skeleton_matches_solution, course.NN_name.skeleton_fails, course.NN_name.catalogue.<entry>
+#               (named by the lab's folder, so that `ctest -R labNN` matches only the student's own tests)
 #
 # Test suites whose name ends in "Perf" are perf tests (label perf, run serially, GPU only); the others are
 # correctness tests (label correctness). GPU correctness tests are registered when a GPU is present
@@ -171,16 +172,16 @@ function(course_add_lab number dir)
     return()
   endif()
   foreach(src IN LISTS ARG_SOURCES)
-    add_test(NAME course.${lab}.skeleton_matches_solution.${src}
+    add_test(NAME course.${dir}.skeleton_matches_solution.${src}
              COMMAND course-skeleton-diff "${PROJECT_SOURCE_DIR}/labs/${dir}/${src}"
                                           "${PROJECT_SOURCE_DIR}/solutions/${dir}/${src}")
-    set_tests_properties(course.${lab}.skeleton_matches_solution.${src} PROPERTIES LABELS "selftest;${lab}")
+    set_tests_properties(course.${dir}.skeleton_matches_solution.${src} PROPERTIES LABELS "selftest;${lab}")
   endforeach()
   if(COURSE_HAVE_CPU_BACKEND)
-    add_test(NAME course.${lab}.skeleton_fails
+    add_test(NAME course.${dir}.skeleton_fails
              COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_check> -DEXPECT=wrong "-DFILTER=-*Perf.*"
                      -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${lab}_skeleton -P "${COURSE_EXPECT_SCRIPT}")
-    set_tests_properties(course.${lab}.skeleton_fails PROPERTIES LABELS "selftest;${lab}")
+    set_tests_properties(course.${dir}.skeleton_fails PROPERTIES LABELS "selftest;${lab}")
   endif()
 
   # Known-wrong kernels (see the header of this file for the expectations).
@@ -196,10 +197,10 @@ function(course_add_lab number dir)
     set(exe ${lab}_catalogue_${name})
     if(COURSE_HAVE_CPU_BACKEND)
       _course_lab_executable(${exe} ${lab} check "${entry}")
-      add_test(NAME course.${lab}.catalogue.${name}
+      add_test(NAME course.${dir}.catalogue.${name}
                COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DEXPECT=${expect_cpu}" "-DFILTER=-*Perf.*"
                        -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe} -P "${COURSE_EXPECT_SCRIPT}")
-      set_tests_properties(course.${lab}.catalogue.${name} PROPERTIES LABELS "selftest;${lab};catalogue")
+      set_tests_properties(course.${dir}.catalogue.${name} PROPERTIES LABELS "selftest;${lab};catalogue")
     endif()
     if(expect_gpu AND COURSE_HAVE_GPU)
       string(REGEX REPLACE "^// expect-gpu: " "" expect_gpu "${expect_gpu}")
@@ -207,10 +208,10 @@ function(course_add_lab number dir)
         message(FATAL_ERROR "${entry}: the only GPU expectation is '// expect-gpu: perf-fail'")
       endif()
       _course_lab_executable(${exe}_gpu ${lab} gpu "${entry}")
-      add_test(NAME course.${lab}.catalogue_gpu.${name}
+      add_test(NAME course.${dir}.catalogue_gpu.${name}
                COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}_gpu> -DEXPECT=wrong "-DFILTER=*Perf.*"
                        -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe}_gpu -P "${COURSE_EXPECT_SCRIPT}")
-      set_tests_properties(course.${lab}.catalogue_gpu.${name} PROPERTIES
+      set_tests_properties(course.${dir}.catalogue_gpu.${name} PROPERTIES
                            LABELS "selftest;${lab};catalogue;perf" RUN_SERIAL TRUE)
     endif()
   endforeach()
@@ -222,13 +223,13 @@ function(course_add_lab number dir)
     set(exe ${lab}_variant_${name})
     if(COURSE_HAVE_CPU_BACKEND)
       _course_lab_executable(${exe} ${lab} check "${variant}")
-      add_test(NAME course.${lab}.variant.${name} COMMAND ${exe} "--gtest_filter=-*Perf.*")
-      set_tests_properties(course.${lab}.variant.${name} PROPERTIES LABELS "selftest;${lab};variant")
+      add_test(NAME course.${dir}.variant.${name} COMMAND ${exe} "--gtest_filter=-*Perf.*")
+      set_tests_properties(course.${dir}.variant.${name} PROPERTIES LABELS "selftest;${lab};variant")
     endif()
     if(COURSE_HAVE_GPU)  # the GPU build is only worth its compile time where a GPU runs it
       _course_lab_executable(${exe}_gpu ${lab} gpu "${variant}")
-      add_test(NAME course.${lab}.variant_gpu.${name} COMMAND ${exe}_gpu)
-      set_tests_properties(course.${lab}.variant_gpu.${name} PROPERTIES
+      add_test(NAME course.${dir}.variant_gpu.${name} COMMAND ${exe}_gpu)
+      set_tests_properties(course.${dir}.variant_gpu.${name} PROPERTIES
                            LABELS "selftest;${lab};variant;perf" RUN_SERIAL TRUE)
     endif()
   endforeach()

@@ -77,7 +77,8 @@ TEST_P(PaddedGemm, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(, PaddedGemm, ::testing::ValuesIn(correctness_shapes()), shape_name);
 
-// ---- bank conflicts: counted by the CPU backend's check mode (skipped elsewhere) ----------------------------------
+// ---- bank conflicts: counted by the CPU backend's check mode (these tests exist only in check-mode builds) ---------
+#if defined(COURSE_CHECK_MODE)
 
 // Runs `launcher` once on a 64 x 64 x 64 problem (2 x 2 blocks, 2 k-tiles) and returns the conflicts it caused.
 template <class Launcher>
@@ -118,6 +119,8 @@ TEST(PaddedGemmBankConflicts, PaddedHasNoConflicts) {
                                   "take it mod 32: which padding puts them in 32 different banks?";
   }
 }
+
+#endif  // COURSE_CHECK_MODE
 
 // ---- perf -------------------------------------------------------------------------------------------------------------
 

@@ -340,10 +340,22 @@ const char* nth(int d) {
   return names[d < 0 ? 0 : d > 3 ? 3 : d];
 }
 
-// The barrier that orders two threads: lanes of one warp also have __syncwarp().
+// The barrier that orders two threads. Lanes of one warp could use __syncwarp(), but only when no other warp ever
+// shares the data: a tile shared by the whole block needs __syncthreads(), so that is what the advice leads with.
 std::string barrier_for(unsigned a, unsigned b) {
   if ((a >> 5) != (b >> 5)) return "__syncthreads()";
-  return "__syncthreads() (or, as both threads are in warp " + std::to_string(a >> 5) + ", a __syncwarp())";
+  return "__syncthreads() (a __syncwarp() is enough only if no thread outside warp " + std::to_string(a >> 5) +
+         " ever uses this data)";
+}
+
+// Which two lines need the barrier. Within one barrier interval the CPU backend runs threads one after another,
+// so which of the two accesses it saw first says nothing about the order in the code: name both lines, neutrally.
+std::string separate(int line_a, int line_b) {
+  if (line_a == line_b) return " between two executions of line " + std::to_string(line_a) + ".";
+  const int lo = line_a < line_b ? line_a : line_b, hi = line_a < line_b ? line_b : line_a;
+  return " between line " + std::to_string(lo) + " and line " + std::to_string(hi) +
+         ", in the order your code runs them (in a loop, also between one iteration's line " + std::to_string(hi) +
+         " and the next iteration's line " + std::to_string(lo) + ").";
 }
 
 // " in between": also says when a warp rendezvous did happen but its mask
@@ -381,9 +393,8 @@ void shared_word(const Who& who, CheckState& c, Shadow& s, const check::AccessIn
           << " at line " << s.w_site->line;
         if (std::strcmp(s.w_site->var, info.site->var) != 0) m << " (as " << s.w_site->var << ")";
         m << " with no __syncthreads()" << in_between(me, my_wsync, s.writer, s.w_wsync)
-          << ", so it may get the old or the new value. Put a "
-          << barrier_for(me, s.writer) << " after the write (line "
-          << s.w_site->line << ") and before this read.";
+          << ", so it may get the old or the new value. Every thread must pass a "
+          << barrier_for(me, s.writer) << separate(s.w_site->line, info.site->line);
         return m.str();
       });
     } else if (s.w_epoch < c.hot.block_first_epoch && !reported_uninit) {
@@ -426,9 +437,8 @@ void shared_word(const Who& who, CheckState& c, Shadow& s, const check::AccessIn
             << " reads at line " << line;
           if (var && std::strcmp(var, info.site->var) != 0) m << " (as " << var << ")";
           m << " with no __syncthreads()" << in_between(me, my_wsync, reader, reader_wsync)
-            << ", so that read may get the new value. Put a "
-            << barrier_for(me, reader) << " after the read (line "
-            << line << ") and before this write.";
+            << ", so that read may get the old or the new value. Every thread must pass a "
+            << barrier_for(me, reader) << separate(line, info.site->line);
           return m.str();
         });
       }
