@@ -87,16 +87,14 @@ TEST(MatAddPerf, BandwidthVsCopy) {
 
   auto copy = [&] { CUDA_CHECK(cudaMemcpyAsync(c.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, 0)); };
   auto lab = [&] { matadd(a.data(), b.data(), c.data(), s.rows, s.cols, 0); };
-  // The copy is timed before and after the lab, so a drift in clocks during the test affects both sides.
-  const course::Timing copy1 = course::time_runs(copy);
-  const course::Timing mine = course::time_runs(lab);
-  const course::Timing copy2 = course::time_runs(copy);
-  const double copy_gbps = course::gigabytes_per_second(2 * bytes, 0.5 * (copy1.median_ms + copy2.median_ms));
-  const double lab_gbps = course::gigabytes_per_second(3 * bytes, mine.median_ms);
-  std::printf("device-to-device copy: %.0f GB/s (median %.4f / %.4f ms)\n", copy_gbps, copy1.median_ms,
-              copy2.median_ms);
-  std::printf("matadd:                %.0f GB/s (median %.4f ms, spread %.1f %%)\n", lab_gbps, mine.median_ms,
-              100 * mine.spread);
+  const course::Bracketed t = course::time_bracketed(lab, {copy});
+  const course::Baseline& copy_t = t.baselines[0];
+  const double copy_gbps = course::gigabytes_per_second(2 * bytes, copy_t.ms());
+  const double lab_gbps = course::gigabytes_per_second(3 * bytes, t.lab.median_ms);
+  std::printf("device-to-device copy: %.0f GB/s (median %.4f / %.4f ms)\n", copy_gbps, copy_t.before.median_ms,
+              copy_t.after.median_ms);
+  std::printf("matadd:                %.0f GB/s (median %.4f ms, spread %.1f %%)\n", lab_gbps, t.lab.median_ms,
+              100 * t.lab.spread);
 
   // The timed runs must have computed the right thing too.
   c.poison();

@@ -121,13 +121,11 @@ TEST(NaiveGemmPerf, SpeedupVsUncoalesced) {
 
   auto baseline = [&] { uncoalesced_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
   auto lab = [&] { naive_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
-  // The baseline is timed before and after the lab, so a drift in clocks during the test affects both sides.
-  const course::Timing base1 = course::time_runs(baseline);
-  const course::Timing mine = course::time_runs(lab);
-  const course::Timing base2 = course::time_runs(baseline);
-  const double base_ms = 0.5 * (base1.median_ms + base2.median_ms);
+  const course::Bracketed t = course::time_bracketed(lab, {baseline});
+  const course::Timing& mine = t.lab;
+  const double base_ms = t.baselines[0].ms();
   std::printf("uncoalesced baseline: %7.0f GFLOP/s (median %.4f / %.4f ms)\n", flops / (base_ms * 1e6),
-              base1.median_ms, base2.median_ms);
+              t.baselines[0].before.median_ms, t.baselines[0].after.median_ms);
   std::printf("naive_gemm:           %7.0f GFLOP/s (median %.4f ms, spread %.1f %%)\n",
               flops / (mine.median_ms * 1e6), mine.median_ms, 100 * mine.spread);
 

@@ -145,14 +145,12 @@ TEST(TiledGemmPerf, SpeedupVsNaive) {
   auto baseline = [&] { reference_naive_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
   auto lab32 = [&] { tiled_gemm<32>(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
   auto lab16 = [&] { tiled_gemm<16>(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
-  // The baseline is timed before and after the lab, so a drift in clocks during the test affects both sides.
-  const course::Timing base1 = course::time_runs(baseline);
-  const course::Timing mine = course::time_runs(lab32);
-  const course::Timing mine16 = course::time_runs(lab16);
-  const course::Timing base2 = course::time_runs(baseline);
-  const double base_ms = 0.5 * (base1.median_ms + base2.median_ms);
+  const course::Bracketed t = course::time_bracketed(lab32, {baseline});
+  const course::Timing& mine = t.lab;
+  const course::Timing mine16 = course::time_runs(lab16);  // printed only
+  const double base_ms = t.baselines[0].ms();
   std::printf("naive baseline (lab 02): %7.0f GFLOP/s (median %.4f / %.4f ms)\n", flops / (base_ms * 1e6),
-              base1.median_ms, base2.median_ms);
+              t.baselines[0].before.median_ms, t.baselines[0].after.median_ms);
   std::printf("tiled_gemm<32>:          %7.0f GFLOP/s (median %.4f ms, spread %.1f %%)\n",
               flops / (mine.median_ms * 1e6), mine.median_ms, 100 * mine.spread);
   std::printf("tiled_gemm<16>:          %7.0f GFLOP/s (median %.4f ms; not graded: %.3fx the baseline)\n",

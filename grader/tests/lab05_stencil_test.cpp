@@ -155,23 +155,20 @@ StencilTimings time_stencils() {
   };
   auto global = [&] { stencil_global(in.data(), out.data(), n, kGradedRadius, 0); };
   auto lab = [&] { stencil(in.data(), out.data(), n, kGradedRadius, 0); };
-  const course::Timing copy1 = course::time_runs(copy);
-  const course::Timing global1 = course::time_runs(global);
-  const course::Timing mine = course::time_runs(lab);
-  const course::Timing global2 = course::time_runs(global);
-  const course::Timing copy2 = course::time_runs(copy);
+  const course::Bracketed run = course::time_bracketed(lab, {copy, global});
+  const course::Baseline &copy_t = run.baselines[0], &global_t = run.baselines[1];
 
   StencilTimings t;
-  t.copy_gbps = course::gigabytes_per_second(2 * bytes, 0.5 * (copy1.median_ms + copy2.median_ms));
-  t.global_gbps = course::gigabytes_per_second(2 * bytes, 0.5 * (global1.median_ms + global2.median_ms));
-  t.lab_gbps = course::gigabytes_per_second(2 * bytes, mine.median_ms);
+  t.copy_gbps = course::gigabytes_per_second(2 * bytes, copy_t.ms());
+  t.global_gbps = course::gigabytes_per_second(2 * bytes, global_t.ms());
+  t.lab_gbps = course::gigabytes_per_second(2 * bytes, run.lab.median_ms);
   std::printf("radius %d, n = 2^26\n", kGradedRadius);
-  std::printf("device-to-device copy: %.0f GB/s (median %.4f / %.4f ms)\n", t.copy_gbps, copy1.median_ms,
-              copy2.median_ms);
-  std::printf("global-memory stencil: %.0f GB/s (median %.4f / %.4f ms)\n", t.global_gbps, global1.median_ms,
-              global2.median_ms);
-  std::printf("stencil:               %.0f GB/s (median %.4f ms, spread %.1f %%)\n", t.lab_gbps, mine.median_ms,
-              100 * mine.spread);
+  std::printf("device-to-device copy: %.0f GB/s (median %.4f / %.4f ms)\n", t.copy_gbps, copy_t.before.median_ms,
+              copy_t.after.median_ms);
+  std::printf("global-memory stencil: %.0f GB/s (median %.4f / %.4f ms)\n", t.global_gbps,
+              global_t.before.median_ms, global_t.after.median_ms);
+  std::printf("stencil:               %.0f GB/s (median %.4f ms, spread %.1f %%)\n", t.lab_gbps,
+              run.lab.median_ms, 100 * run.lab.spread);
 
   // The timed runs must have computed the right thing too.
   out.poison();

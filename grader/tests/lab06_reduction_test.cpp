@@ -171,23 +171,20 @@ ReductionTimings time_reductions() {
   };
   auto interleaved = [&] { reduce_interleaved(in.data(), n, result.data(), scratch.data(), bs, 0); };
   auto lab = [&] { reduction(in.data(), n, result.data(), scratch.data(), bs, 0); };
-  const course::Timing copy1 = course::time_runs(copy);
-  const course::Timing base1 = course::time_runs(interleaved);
-  const course::Timing mine = course::time_runs(lab);
-  const course::Timing base2 = course::time_runs(interleaved);
-  const course::Timing copy2 = course::time_runs(copy);
+  const course::Bracketed run = course::time_bracketed(lab, {copy, interleaved});
+  const course::Baseline &copy_t = run.baselines[0], &base_t = run.baselines[1];
 
   ReductionTimings t;
-  t.copy_gbps = course::gigabytes_per_second(2 * bytes, 0.5 * (copy1.median_ms + copy2.median_ms));
-  t.interleaved_gbps = course::gigabytes_per_second(bytes, 0.5 * (base1.median_ms + base2.median_ms));
-  t.lab_gbps = course::gigabytes_per_second(bytes, mine.median_ms);
+  t.copy_gbps = course::gigabytes_per_second(2 * bytes, copy_t.ms());
+  t.interleaved_gbps = course::gigabytes_per_second(bytes, base_t.ms());
+  t.lab_gbps = course::gigabytes_per_second(bytes, run.lab.median_ms);
   std::printf("n = 2^26, block size %d\n", bs);
   std::printf("device-to-device copy:  %.0f GB/s read + written (median %.4f / %.4f ms)\n", t.copy_gbps,
-              copy1.median_ms, copy2.median_ms);
+              copy_t.before.median_ms, copy_t.after.median_ms);
   std::printf("interleaved reduction:  %.0f GB/s read (median %.4f / %.4f ms)\n", t.interleaved_gbps,
-              base1.median_ms, base2.median_ms);
+              base_t.before.median_ms, base_t.after.median_ms);
   std::printf("reduction:              %.0f GB/s read (median %.4f ms, spread %.1f %%)\n", t.lab_gbps,
-              mine.median_ms, 100 * mine.spread);
+              run.lab.median_ms, 100 * run.lab.spread);
 
   // The timed runs must have computed the right thing too.
   result.poison();

@@ -31,6 +31,21 @@ struct Timing {
 // Times `launch` (which enqueues GPU work). Launch errors are checked after every run.
 Timing time_runs(const std::function<void()>& launch, const TimingOptions& options = {});
 
+// A baseline timed twice: before and after the lab it is compared with.
+struct Baseline {
+  Timing before, after;
+  double ms() const { return 0.5 * (before.median_ms + after.median_ms); }  // what the ratio uses
+};
+
+// A lab timed between its in-run baselines: each baseline runs before the lab and again after it (in reverse
+// order), so a drift in clocks or temperature during the test moves both sides of every ratio.
+struct Bracketed {
+  Timing lab;
+  std::vector<Baseline> baselines;  // in the order given
+};
+Bracketed time_bracketed(const std::function<void()>& lab, const std::vector<std::function<void()>>& baselines,
+                         const TimingOptions& options = {});
+
 // Bandwidth in GB/s of `bytes` moved in `ms` milliseconds.
 inline double gigabytes_per_second(double bytes, double ms) { return bytes / (ms * 1.0e6); }
 
