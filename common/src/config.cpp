@@ -119,10 +119,32 @@ std::string Config::string(const std::string& section, const std::string& key) c
   return v.text;
 }
 
-Threshold lookup_threshold(const Config& config, const std::string& key, const std::string& arch) {
+std::string gpu_section_name(const std::string& device_name) {
+  std::string name = "gpu.";
+  bool underscore = false;  // collapse runs of separators into one underscore
+  for (unsigned char c : device_name) {
+    if (std::isalnum(c)) {
+      if (underscore && name.size() > 4) name += '_';
+      name += static_cast<char>(std::tolower(c));
+      underscore = false;
+    } else {
+      underscore = true;
+    }
+  }
+  return name;
+}
+
+Threshold lookup_threshold(const Config& config, const std::string& key, const std::string& arch,
+                           const std::string& device_name) {
   Threshold t;
-  if (config.has(arch, key)) {
+  const std::string model = device_name.empty() ? "" : gpu_section_name(device_name);
+  if (!model.empty() && config.has(model, key)) {
+    t.section = model;
+  } else if (config.has(arch, key)) {
     t.section = arch;
+    if (!device_name.empty())
+      t.notice = "'" + key + "' was not calibrated on " + device_name + " itself; using the [" + arch +
+                 "] value from " + config.source() + " (the lowest mark among the calibrated " + arch + " GPUs)";
   } else {
     t.section = "default";
     t.notice = "no '" + key + "' calibrated for " + arch + " in " + config.source() +

@@ -60,6 +60,23 @@ TEST(Config, ThresholdPrefersTheArchitectureSection) {
   EXPECT_TRUE(t.notice.empty());
 }
 
+TEST(Config, GpuModelSectionComesFirstThenArchitecture) {
+  const auto c = course::Config::parse(std::string(kText) + "[gpu.nvidia_h100_80gb_hbm3]\nmin_ratio = 1.3\n", "t.toml");
+  const auto h100 = course::lookup_threshold(c, "min_ratio", "sm_90", "NVIDIA H100 80GB HBM3");
+  EXPECT_DOUBLE_EQ(h100.value, 1.3);
+  EXPECT_EQ(h100.section, "gpu.nvidia_h100_80gb_hbm3");
+  EXPECT_TRUE(h100.notice.empty());
+  const auto other = course::lookup_threshold(c, "min_ratio", "sm_90", "NVIDIA GH200 480GB");
+  EXPECT_DOUBLE_EQ(other.value, 1.4);  // the architecture's mark, with a notice naming the model
+  EXPECT_NE(other.notice.find("NVIDIA GH200 480GB"), std::string::npos) << other.notice;
+}
+
+TEST(Config, GpuSectionNames) {
+  EXPECT_EQ(course::gpu_section_name("NVIDIA H200"), "gpu.nvidia_h200");
+  EXPECT_EQ(course::gpu_section_name("NVIDIA H100 80GB HBM3"), "gpu.nvidia_h100_80gb_hbm3");
+  EXPECT_EQ(course::gpu_section_name("  NVIDIA  A100-SXM4-40GB "), "gpu.nvidia_a100_sxm4_40gb");
+}
+
 TEST(Config, UnknownGpuFallsBackToDefaultWithANotice) {
   const auto c = course::Config::parse(kText, "t.toml");
   const auto t = course::lookup_threshold(c, "min_ratio", "sm_86");

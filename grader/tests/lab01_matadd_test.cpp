@@ -104,7 +104,7 @@ TEST(MatAddPerf, BandwidthVsCopy) {
 
   const course::Config config = course::load_lab_config("lab01");
   course::expect_ratio_at_least("matadd bandwidth / copy bandwidth", lab_gbps / copy_gbps,
-                                course::lookup_threshold(config, "min_fraction_of_copy", course::device_info().arch()));
+                                course::threshold_for(config, "min_fraction_of_copy"));
 }
 
 }  // namespace

@@ -137,8 +137,7 @@ TEST(NaiveGemmPerf, SpeedupVsUncoalesced) {
 
   const course::Config config = course::load_lab_config("lab02");
   course::expect_ratio_at_least("naive_gemm speed-up over the uncoalesced mapping", base_ms / mine.median_ms,
-                                course::lookup_threshold(config, "min_speedup_vs_uncoalesced",
-                                                         course::device_info().arch()));
+                                course::threshold_for(config, "min_speedup_vs_uncoalesced"));
 }
 
 }  // namespace

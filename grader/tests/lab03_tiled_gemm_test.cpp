@@ -170,7 +170,7 @@ TEST(TiledGemmPerf, SpeedupVsNaive) {
   const course::Config config = course::load_lab_config("lab03");
   course::expect_ratio_at_least(
       "tiled_gemm<32> speed-up over the coalesced naive GEMM", base_ms / mine.median_ms,
-      course::lookup_threshold(config, "min_speedup_vs_naive", course::device_info().arch()));
+      course::threshold_for(config, "min_speedup_vs_naive"));
 }
 
 }  // namespace

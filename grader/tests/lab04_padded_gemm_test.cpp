@@ -156,7 +156,7 @@ TEST(PaddedGemmPerf, SpeedupVsUnpadded) {
   const course::Config config = course::load_lab_config("lab04");
   course::expect_ratio_at_least(
       "padded_gemm speed-up over the unpadded layout", base_ms / mine.median_ms,
-      course::lookup_threshold(config, "min_speedup_vs_unpadded", course::device_info().arch()));
+      course::threshold_for(config, "min_speedup_vs_unpadded"));
 }
 
 }  // namespace

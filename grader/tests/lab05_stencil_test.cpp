@@ -183,8 +183,7 @@ TEST(StencilPerf, SpeedupVsGlobal) {
   const StencilTimings t = time_stencils();
   const course::Config config = course::load_lab_config("lab05");
   course::expect_ratio_at_least("stencil bandwidth / global-memory stencil bandwidth", t.lab_gbps / t.global_gbps,
-                                course::lookup_threshold(config, "min_speedup_vs_global",
-                                                         course::device_info().arch()));
+                                course::threshold_for(config, "min_speedup_vs_global"));
 }
 
 TEST(StencilPerf, BandwidthVsCopy) {
@@ -192,7 +191,7 @@ TEST(StencilPerf, BandwidthVsCopy) {
   const StencilTimings t = time_stencils();
   const course::Config config = course::load_lab_config("lab05");
   course::expect_ratio_at_least("stencil bandwidth / copy bandwidth", t.lab_gbps / t.copy_gbps,
-                                course::lookup_threshold(config, "min_fraction_of_copy", course::device_info().arch()));
+                                course::threshold_for(config, "min_fraction_of_copy"));
 }
 
 }  // namespace

@@ -201,7 +201,7 @@ TEST(ReductionPerf, BandwidthVsCopy) {
   const course::Config config = course::load_lab_config("lab06");
   course::expect_ratio_at_least("reduction bytes read per second / copy bytes read + written per second",
                                 t.lab_gbps / t.copy_gbps,
-                                course::lookup_threshold(config, "min_fraction_of_copy", course::device_info().arch()));
+                                course::threshold_for(config, "min_fraction_of_copy"));
 }
 
 TEST(ReductionPerf, SpeedupVsInterleaved) {
@@ -210,8 +210,7 @@ TEST(ReductionPerf, SpeedupVsInterleaved) {
   const course::Config config = course::load_lab_config("lab06");
   course::expect_ratio_at_least("reduction bandwidth / interleaved-addressing reduction bandwidth",
                                 t.lab_gbps / t.interleaved_gbps,
-                                course::lookup_threshold(config, "min_speedup_vs_interleaved",
-                                                         course::device_info().arch()));
+                                course::threshold_for(config, "min_speedup_vs_interleaved"));
 }
 
 }  // namespace

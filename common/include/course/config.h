@@ -44,13 +44,21 @@ class Config {
   std::map<std::string, std::map<std::string, Value>> sections_;
 };
 
-// A lab's threshold for this GPU: the [sm_XY] section if it has the key, else [default] with a notice.
+// A lab's threshold for this GPU, from the most specific section that has the key:
+//   [gpu.<name>]  this GPU model, calibrated on it (name as gpu_section_name() writes it, e.g. gpu.nvidia_h200)
+//   [sm_XY]       its architecture: the lowest mark among the models of that architecture that were calibrated
+//   [default]     any other GPU
+// A notice says when the GPU model itself was not calibrated.
 struct Threshold {
   double value = 0.0;
   std::string section;  // where it came from
-  std::string notice;   // non-empty when the default was used for an uncalibrated GPU
+  std::string notice;   // non-empty when the GPU model has no calibration of its own
 };
-Threshold lookup_threshold(const Config& config, const std::string& key, const std::string& arch);
+Threshold lookup_threshold(const Config& config, const std::string& key, const std::string& arch,
+                           const std::string& device_name = "");
+
+// "NVIDIA H100 80GB HBM3" -> "gpu.nvidia_h100_80gb_hbm3": lower case, every other character an underscore.
+std::string gpu_section_name(const std::string& device_name);
 
 // grader/thresholds, or $COURSE_THRESHOLDS_DIR when that is set.
 std::string thresholds_dir();

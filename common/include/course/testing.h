@@ -32,6 +32,11 @@ inline ::testing::AssertionResult matches(const CompareResult& result) {
   return ::testing::AssertionFailure() << result.message;
 }
 
+// The threshold `key` of a lab's config for the device the test runs on (see lookup_threshold).
+inline Threshold threshold_for(const Config& config, const std::string& key) {
+  return lookup_threshold(config, key, device_info().arch(), device_info().name);
+}
+
 // A perf test's verdict: prints the measured ratio against the threshold, records both in the test's XML/JSON output
 // (where the instructor grader reads them), and fails when the ratio is below the threshold.
 inline void expect_ratio_at_least(const std::string& metric, double ratio, const Threshold& threshold) {
