@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake ninja-build g++ libgtest-dev googletest libboost-context-dev python3 python3-matplotlib
-          mkdocs mkdocs-material binutils util-linux ccache)
+          mkdocs mkdocs-material binutils util-linux ccache libtomlplusplus-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,4 +1,6 @@
-# course_add_lab(): the one function that adds a lab. For lab NN it builds and registers
+# course_add_lab(): the one function that adds a lab, called for each grader/labs/NN_name/lab.toml by the file that
+# grader/cmake/configure_labs.py generates (the manifest is the only place that states a lab's files). For lab NN it
+# builds and registers
 #
 #   student  (COURSE_STUDENT_DIR/NN_name, default labs/):  tests named  labNN.<Suite>.<Case>         GPU
 #                                                                      labNN.cpu.<Suite>.<Case>     CPU backend, fast
@@ -11,20 +13,17 @@
 # correctness tests (label correctness). GPU correctness tests are registered when a GPU is present
 # (COURSE_HAVE_GPU); without one the CPU backend runs them and the perf tests skip with the reason.
 #
-#   course_add_lab(01 01_matadd
-#     SOURCES   matadd.cu                       lab file(s), same names in labs/ and solutions/
-#     TESTS     tests/lab01_matadd_test.cpp     GoogleTest sources (no main)
-#     BASELINES baselines/copy.cu               .cu files the tests time the lab against (all backends)
-#     CATALOGUE catalogue/lab01/*.cu            known-wrong lab files the CPU backend must reject
-#     VARIANTS  variants/lab01/*.cu)            other correct lab files (e.g. a plain scalar kernel) that must
-#                                               pass every test: with a GPU they show the threshold's margin
+#   course_add_lab(03 03_tiled_gemm DIR <grader/labs/03_tiled_gemm>
+#     SOURCES   tiled_gemm.cu      lab file(s), same names in labs/ and solutions/
+#     TESTS     test.cpp           GoogleTest sources in DIR (no main)
+#     BASELINES gemm_naive.cu      .cu files in DIR that the tests time the lab against (all backends)
+#     VARIANTS  <full paths>)      other correct lab files that must pass every test (with a GPU, the perf tests too)
+#   course_add_mutant(03 03_tiled_gemm missing_first_sync <mutant file> "race at line 40" "perf-fail" | "")
 #
-# A catalogue entry is a complete lab file (it replaces the lab's first source file), wrong in one known way. Its
-# header says what must happen:
-#   // expect: <category> at line <N>     the CPU backend's check mode reports <category> at line N (e.g. race)
-#   // expect: wrong                      some correctness test fails cleanly on the CPU backend
-#   // expect: correct                    correct on the CPU backend (an entry that is only slow)
-#   // expect-gpu: perf-fail              (optional, with a GPU) correct but slow: the perf test fails
+# A mutant (catalogue.toml) replaces the lab's first source file. Its expectation: "<category> at line <N>" (check
+# mode reports it there), "wrong" (some correctness test fails cleanly) or "correct" (only slow); "perf-fail": with a
+# GPU its perf test must fail. The tests' objects see DIR on their include path (the interface header, the baselines'
+# header, the CPU reference) and COURSE_LAB_MANIFEST, the path of lab.toml.
 
 set(COURSE_EXPECT_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/expect_failures.cmake")
 
@@ -40,7 +39,9 @@ function(_course_test_objects lab backend)
   if(backend STREQUAL "check")
     target_compile_definitions(${target} PUBLIC COURSE_CHECK_MODE=1)
   endif()
-  target_link_libraries(${target} PUBLIC course_interfaces GTest::gtest)
+  target_include_directories(${target} PUBLIC "${${lab}_DIR}")
+  target_compile_definitions(${target} PUBLIC COURSE_LAB_MANIFEST="${${lab}_DIR}/lab.toml")
+  target_link_libraries(${target} PUBLIC GTest::gtest)
 endfunction()
 
 # The CPU backend compiles a lab file after course-rewrite has turned its CUDA-only syntax into C++ (keeping the
@@ -129,9 +130,13 @@ function(_course_register target prefix lab backend role)
 endfunction()
 
 function(course_add_lab number dir)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "SOURCES;TESTS;BASELINES;CATALOGUE;VARIANTS")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "DIR" "SOURCES;TESTS;BASELINES;VARIANTS")
   set(lab "lab${number}")
-  list(TRANSFORM ARG_BASELINES PREPEND "${CMAKE_CURRENT_SOURCE_DIR}/" OUTPUT_VARIABLE ${lab}_BASELINES)
+  set(${lab}_DIR "${ARG_DIR}")
+  set(${lab}_DIR "${ARG_DIR}" PARENT_SCOPE)
+  set(${lab}_SOURCES "${ARG_SOURCES}" PARENT_SCOPE)
+  list(TRANSFORM ARG_BASELINES PREPEND "${ARG_DIR}/" OUTPUT_VARIABLE ${lab}_BASELINES)
+  list(TRANSFORM ARG_TESTS PREPEND "${ARG_DIR}/")
   set(backends "")
   if(COURSE_HAVE_CUDA)
     list(APPEND backends gpu)
@@ -167,6 +172,16 @@ function(course_add_lab number dir)
     endforeach()
   endforeach()
 
+  # For the instructor grader: the student test programs of this lab, per backend, so that no Python rebuilds a
+  # target name. <build>/grader/targets/labNN.json = {"lab": "NN", "folder": ..., "executables": {backend: path}}.
+  set(entries "")
+  foreach(backend IN LISTS backends)
+    list(APPEND entries "\"${backend}\": \"$<TARGET_FILE:${lab}_${backend}>\"")
+  endforeach()
+  list(JOIN entries ", " entries)
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/grader/targets/${lab}.json"
+       CONTENT "{\"lab\": \"${number}\", \"folder\": \"${dir}\", \"executables\": {${entries}}}\n")
+
   # ---- self-test: about the course's own files, so only when the student folder is the course's ----
   if(NOT COURSE_BUILD_SOLUTIONS OR NOT COURSE_STUDENT_DIR STREQUAL "${PROJECT_SOURCE_DIR}/labs")
     return()
@@ -184,41 +199,8 @@ function(course_add_lab number dir)
     set_tests_properties(course.${dir}.skeleton_fails PROPERTIES LABELS "selftest;${lab}")
   endif()
 
-  # Known-wrong kernels (see the header of this file for the expectations).
-  foreach(entry IN LISTS ARG_CATALOGUE)
-    get_filename_component(entry "${entry}" ABSOLUTE)
-    get_filename_component(name "${entry}" NAME_WE)
-    file(STRINGS "${entry}" expect_cpu REGEX "^// expect: " LIMIT_COUNT 1)
-    file(STRINGS "${entry}" expect_gpu REGEX "^// expect-gpu: " LIMIT_COUNT 1)
-    if(NOT expect_cpu)
-      message(FATAL_ERROR "${entry}: a catalogue entry needs a '// expect: ...' line")
-    endif()
-    string(REGEX REPLACE "^// expect: " "" expect_cpu "${expect_cpu}")
-    set(exe ${lab}_catalogue_${name})
-    if(COURSE_HAVE_CPU_BACKEND)
-      _course_lab_executable(${exe} ${lab} check "${entry}")
-      add_test(NAME course.${dir}.catalogue.${name}
-               COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DEXPECT=${expect_cpu}" "-DFILTER=-*Perf.*"
-                       -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe} -P "${COURSE_EXPECT_SCRIPT}")
-      set_tests_properties(course.${dir}.catalogue.${name} PROPERTIES LABELS "selftest;${lab};catalogue")
-    endif()
-    if(expect_gpu AND COURSE_HAVE_GPU)
-      string(REGEX REPLACE "^// expect-gpu: " "" expect_gpu "${expect_gpu}")
-      if(NOT expect_gpu STREQUAL "perf-fail")
-        message(FATAL_ERROR "${entry}: the only GPU expectation is '// expect-gpu: perf-fail'")
-      endif()
-      _course_lab_executable(${exe}_gpu ${lab} gpu "${entry}")
-      add_test(NAME course.${dir}.catalogue_gpu.${name}
-               COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}_gpu> -DEXPECT=wrong "-DFILTER=*Perf.*"
-                       -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe}_gpu -P "${COURSE_EXPECT_SCRIPT}")
-      set_tests_properties(course.${dir}.catalogue_gpu.${name} PROPERTIES
-                           LABELS "selftest;${lab};catalogue;perf" RUN_SERIAL TRUE)
-    endif()
-  endforeach()
-
   # Correct variants: pass on the CPU backend (check mode) and, with a GPU, pass the perf test too.
   foreach(variant IN LISTS ARG_VARIANTS)
-    get_filename_component(variant "${variant}" ABSOLUTE)
     get_filename_component(name "${variant}" NAME_WE)
     set(exe ${lab}_variant_${name})
     if(COURSE_HAVE_CPU_BACKEND)
@@ -233,4 +215,28 @@ function(course_add_lab number dir)
                            LABELS "selftest;${lab};variant;perf" RUN_SERIAL TRUE)
     endif()
   endforeach()
+endfunction()
+
+# One known-wrong kernel from a lab's catalogue.toml (see the header of this file); self-test only.
+function(course_add_mutant number dir name file expect gpu)
+  set(lab "lab${number}")
+  if(NOT COURSE_BUILD_SOLUTIONS OR NOT COURSE_STUDENT_DIR STREQUAL "${PROJECT_SOURCE_DIR}/labs")
+    return()
+  endif()
+  set(exe ${lab}_catalogue_${name})
+  if(COURSE_HAVE_CPU_BACKEND)
+    _course_lab_executable(${exe} ${lab} check "${file}")
+    add_test(NAME course.${dir}.catalogue.${name}
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DEXPECT=${expect}" "-DFILTER=-*Perf.*"
+                     -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe} -P "${COURSE_EXPECT_SCRIPT}")
+    set_tests_properties(course.${dir}.catalogue.${name} PROPERTIES LABELS "selftest;${lab};catalogue")
+  endif()
+  if(gpu STREQUAL "perf-fail" AND COURSE_HAVE_GPU)
+    _course_lab_executable(${exe}_gpu ${lab} gpu "${file}")
+    add_test(NAME course.${dir}.catalogue_gpu.${name}
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}_gpu> -DEXPECT=wrong "-DFILTER=*Perf.*"
+                     -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe}_gpu -P "${COURSE_EXPECT_SCRIPT}")
+    set_tests_properties(course.${dir}.catalogue_gpu.${name} PROPERTIES
+                         LABELS "selftest;${lab};catalogue;perf" RUN_SERIAL TRUE)
+  endif()
 endfunction()

@@ -5,7 +5,7 @@
 #include <course/device_buffer.h>
 #include <course/lab_runner.h>
 #include <course/random.h>
-#include <course/reference/matadd.h>
+#include "reference.h"
 #include <course/testing.h>
 #include <course/timing.h>
 #include <course/validate.h>

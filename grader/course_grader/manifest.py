@@ -1,0 +1,324 @@
+"""The lab manifests: grader/labs/NN_name/lab.toml (one per lab) and its catalogue.toml of known-wrong kernels.
+
+This module is the only Python that reads them. CMake uses it through grader/cmake/configure_labs.py, the instructor
+grader through course_grader.config, the docs tools to show a catalogue entry. Every error names the file, the key
+or entry, and what was expected (ManifestError); nothing is defaulted silently.
+
+A catalogue entry is a mutation of the lab's reference solution: its `edit`s (find/replace, each `find` matching
+exactly once unless `count` says otherwise) turn the solution into the wrong kernel, so a fix to the solution fixes
+every entry. Its expected diagnosis is located by `at`, a text that occurs on exactly one line of the mutant.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LABS_DIR = Path("grader") / "labs"
+LAB_FOLDER = re.compile(r"^(?P<number>\d\d)_(?P<slug>[a-z0-9_]+)$")
+GPU_KEY = re.compile(r"^[a-z0-9_]+$")
+# The CPU backend's diagnosis categories (common/cpu/src/diagnostics.cpp) that an entry may expect at a line.
+CATEGORIES = ("race", "barrier-divergence", "out-of-bounds", "uninitialized-shared-read", "invalid-launch",
+              "misaligned")
+OUTCOMES = ("wrong", "correct")
+
+
+class ManifestError(Exception):
+    """A manifest or catalogue that cannot be used; the message says where and what was expected."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Perf:
+    test: str                      # GoogleTest name, "Suite.Case"; the suite ends in "Perf"
+    key: str                       # threshold key, e.g. "min_fraction_of_copy"
+    metric: str                    # one sentence: what the ratio divides
+    size: dict[str, int]           # the problem size the perf test times
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutant:
+    name: str
+    mistake: str                   # one sentence, shown in the self-test and the docs
+    file: str                      # the lab file it replaces
+    expect: str                    # a category of CATEGORIES, or "wrong" / "correct"
+    line: int | None               # with a category: the line of the mutant the diagnosis must name
+    gpu: str | None                # "perf-fail" or None
+    text: str                      # the mutant's source
+
+
+@dataclasses.dataclass(frozen=True)
+class Lab:
+    number: str                    # "03"
+    folder: str                    # "03_tiled_gemm"
+    title: str
+    files: tuple[str, ...]
+    interface: str
+    launchers: tuple[str, ...]
+    tests: tuple[str, ...]
+    baselines: tuple[str, ...]
+    variants: tuple[str, ...]
+    correctness_points: float
+    performance_points: float
+    perf_baseline: float
+    perf: tuple[Perf, ...]
+    thresholds: dict[str, dict[str, float]]   # "default" | "sm_90" | "gpu.nvidia_h200" -> key -> value
+    path: Path                     # the manifest
+    allow: tuple[str, ...] = ()    # identifiers / includes this lab may use although grader/course.toml forbids them
+
+    @property
+    def name(self) -> str:
+        return f"lab{self.number}"
+
+    @property
+    def dir(self) -> Path:
+        return self.path.parent
+
+    @property
+    def max_points(self) -> float:
+        return self.correctness_points + self.performance_points
+
+
+# ---- reading ---------------------------------------------------------------------------------------------------------
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ManifestError(f"{path}: cannot read it: {e.strerror}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise ManifestError(f"{path}: not valid TOML: {e}") from e
+
+
+class _Table:
+    """One TOML table with typed access; every problem names the file and the dotted key."""
+
+    def __init__(self, path: Path, where: str, data: object):
+        if not isinstance(data, dict):
+            raise ManifestError(f"{path}: [{where}] must be a table")
+        self.path, self.where, self.data, self.used = path, where, data, set()
+
+    def _key(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def get(self, key: str, kind: type | tuple, what: str, default: object = ...) -> object:
+        self.used.add(key)
+        if key not in self.data:
+            if default is ...:
+                raise ManifestError(f"{self.path}: missing key '{self._key(key)}' ({what})")
+            return default
+        value = self.data[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+            raise ManifestError(f"{self.path}: '{self._key(key)}' must be {what}, not {value!r}")
+        return value
+
+    def strings(self, key: str, what: str, default: object = ...) -> tuple[str, ...]:
+        value = self.get(key, list, what, default)
+        if not all(isinstance(v, str) and v for v in value):
+            raise ManifestError(f"{self.path}: '{self._key(key)}' must be a list of non-empty strings ({what})")
+        return tuple(value)
+
+    def table(self, key: str, what: str, default: object = ...) -> "_Table":
+        return _Table(self.path, self._key(key), self.get(key, dict, what, default))
+
+    def done(self) -> None:
+        """Unknown keys are mistakes (a typo would otherwise be ignored)."""
+        extra = sorted(set(self.data) - self.used)
+        if extra:
+            known = ", ".join(sorted(self.used))
+            raise ManifestError(f"{self.path}: unknown key '{self._key(extra[0])}' (known here: {known})")
+
+
+def _plain_names(t: _Table, key: str, what: str, folder: Path | None = None, default: object = ...) -> tuple:
+    names = t.strings(key, what, default)
+    for n in names:
+        if "/" in n or n.startswith("."):
+            raise ManifestError(f"{t.path}: '{t._key(key)}': '{n}' must be a plain file name")
+        if folder is not None and not (folder / n).is_file():
+            raise ManifestError(f"{t.path}: '{t._key(key)}': {folder / n} does not exist")
+    return names
+
+
+def load_lab(path: Path, gpus: dict[str, str]) -> Lab:
+    path = Path(path)
+    folder = path.parent.name
+    m = LAB_FOLDER.match(folder)
+    if not m:
+        raise ManifestError(f"{path}: the lab folder must be named NN_name (two digits, lower case), not '{folder}'")
+    top = _Table(path, "", _read_toml(path))
+    lab = top.table("lab", "the lab's files and launchers")
+    files = _plain_names(lab, "files", "the lab files a student edits, e.g. [\"matadd.cu\"]")
+    if not files:
+        raise ManifestError(f"{path}: 'lab.files' is empty")
+    here = path.parent
+    result_args = dict(
+        title=lab.get("title", str, "a short title"),
+        files=files,
+        interface=lab.get("interface", str, "the header that declares the launchers"),
+        launchers=lab.strings("launchers", "the launcher names the tests call"),
+        tests=_plain_names(lab, "tests", "the GoogleTest sources in this folder", here),
+        baselines=_plain_names(lab, "baselines", "the .cu files the perf tests time against", here),
+        variants=_plain_names(lab, "variants", "correct lab files in variants/", here / "variants"),
+        allow=lab.strings("allow", "identifiers or includes this lab may use although course.toml forbids them", ()),
+    )
+    if not (here / result_args["interface"]).is_file():
+        raise ManifestError(f"{path}: 'lab.interface': {here / result_args['interface']} does not exist")
+    lab.done()
+    points = top.table("points", "correctness, performance and perf_baseline")
+    correctness = points.get("correctness", float, "a number of points")
+    performance = points.get("performance", float, "a number of points")
+    perf_baseline = points.get("perf_baseline", float, "the ratio at which performance credit starts")
+    points.done()
+
+    perf = []
+    entries = top.get("perf", list, "a list of [[perf]] tables", [])
+    for i, entry in enumerate(entries):
+        p = _Table(path, f"perf[{i}]", entry)
+        test = p.get("test", str, "the GoogleTest name 'Suite.Case'")
+        if not re.fullmatch(r"[A-Za-z0-9_]+Perf\.[A-Za-z0-9_]+", test):
+            raise ManifestError(f"{path}: perf[{i}].test '{test}' must be 'SuitePerf.Case' (a suite ending in Perf)")
+        size = p.table("size", "the problem size, e.g. { n = 67108864 }")
+        sizes = {k: size.get(k, int, "an integer") for k in list(size.data)}
+        size.done()
+        perf.append(Perf(test, p.get("key", str, "the threshold key"), p.get("metric", str, "one sentence"), sizes))
+        p.done()
+    keys = {p.key for p in perf}
+
+    thresholds: dict[str, dict[str, float]] = {}
+    th = top.table("thresholds", "sections default, sm_XY and gpu.<model>", {} if not perf else ...)
+    for section, values in th.data.items():
+        th.used.add(section)
+        if section == "gpu":
+            gpu_table = th.table("gpu", "one table per calibrated GPU model")
+            for model in list(gpu_table.data):
+                if model not in gpus:
+                    raise ManifestError(f"{path}: [thresholds.gpu.{model}] is for an unknown GPU model; known (grader/"
+                                        f"course.toml [gpus]): {', '.join(sorted(gpus))}")
+                thresholds[f"gpu.{model}"] = _threshold_values(gpu_table.table(model, "thresholds"), keys)
+            gpu_table.used.update(gpu_table.data)
+        elif section == "default" or re.fullmatch(r"sm_\d+", section):
+            thresholds[section] = _threshold_values(th.table(section, "thresholds"), keys)
+        else:
+            raise ManifestError(f"{path}: [thresholds.{section}]: expected 'default', 'sm_XY' or 'gpu.<model>'")
+    if perf and "default" not in thresholds:
+        raise ManifestError(f"{path}: [thresholds.default] is missing (used for any GPU without its own section)")
+    cal = top.table("calibration", "where the thresholds come from", {})
+    cal.get("calibrated_on", str, "the GPUs, driver, CUDA and date", "")
+    cal.get("record", str, "the calibration record", "")
+    cal.done()
+    top.done()
+    return Lab(number=m.group("number"), folder=folder, correctness_points=correctness,
+               performance_points=performance, perf_baseline=perf_baseline, perf=tuple(perf),
+               thresholds=thresholds, path=path, **result_args)
+
+
+def _threshold_values(t: _Table, keys: set[str]) -> dict[str, float]:
+    values = {k: t.get(k, float, "a number") for k in list(t.data)}
+    missing = sorted(keys - set(values))
+    if missing:
+        raise ManifestError(f"{t.path}: [{t.where}] has no value for '{missing[0]}' (every perf key needs one)")
+    extra = sorted(set(values) - keys)
+    if extra:
+        raise ManifestError(f"{t.path}: [{t.where}] key '{extra[0]}' is not the key of any [[perf]] "
+                            f"(known: {', '.join(sorted(keys))})")
+    t.done()
+    return values
+
+
+def load_gpus(course_toml: Path) -> dict[str, str]:
+    data = _read_toml(course_toml)
+    gpus = data.get("gpus", {})
+    for key, name in gpus.items():
+        if not GPU_KEY.match(key) or not isinstance(name, str):
+            raise ManifestError(f"{course_toml}: [gpus] {key} = {name!r}: expected key = \"device name\"")
+    return dict(gpus)
+
+
+def gpu_key(device_name: str) -> str:
+    """'NVIDIA H100 80GB HBM3' -> 'nvidia_h100_80gb_hbm3' (the C++ harness does the same)."""
+    return re.sub(r"[^a-z0-9]", "_", device_name.lower())
+
+
+def load_labs(repo_root: Path = REPO_ROOT, course_toml: Path | None = None) -> tuple[Lab, ...]:
+    """Every lab of the checkout, in number order. `course_toml` (default grader/course.toml) names the GPU models."""
+    root = Path(repo_root)
+    gpus = load_gpus(Path(course_toml) if course_toml is not None else root / "grader" / "course.toml")
+    labs = tuple(load_lab(p, gpus) for p in sorted((root / LABS_DIR).glob("*/lab.toml")))
+    numbers = [lab.number for lab in labs]
+    for n in set(numbers):
+        if numbers.count(n) > 1:
+            raise ManifestError(f"{root / LABS_DIR}: two lab folders have number {n}")
+    return labs
+
+
+# ---- the catalogue: known-wrong kernels as mutations of the solution ------------------------------------------------
+
+def apply_edits(source: str, edits: list[dict], where: str) -> str:
+    """Applies find/replace edits in order. `find` must occur exactly `count` times (default 1)."""
+    text = source
+    for i, edit in enumerate(edits):
+        find, replace, count = edit.get("find"), edit.get("replace"), edit.get("count", 1)
+        if not isinstance(find, str) or not find or not isinstance(replace, str) or not isinstance(count, int):
+            raise ManifestError(f"{where}: edit {i + 1} needs find = \"...\" (non-empty), replace = \"...\" and an "
+                                "optional integer count")
+        unknown = sorted(set(edit) - {"find", "replace", "count"})
+        if unknown:
+            raise ManifestError(f"{where}: edit {i + 1}: unknown key '{unknown[0]}' (expected find, replace, count)")
+        found = text.count(find)
+        if found != count:
+            raise ManifestError(f"{where}: edit {i + 1} no longer applies: its find text occurs {found} times in the "
+                                f"solution, expected {count}:\n{find}")
+        text = text.replace(find, replace)
+    return text
+
+
+def load_catalogue(lab: Lab, repo_root: Path = REPO_ROOT) -> tuple[Mutant, ...]:
+    path = lab.dir / "catalogue.toml"
+    if not path.is_file():
+        return ()
+    data = _read_toml(path)
+    unknown = sorted(set(data) - {"mutant"})
+    if unknown:
+        raise ManifestError(f"{path}: unknown table '{unknown[0]}' (expected [[mutant]] entries)")
+    mutants, names = [], set()
+    for i, entry in enumerate(data.get("mutant", [])):
+        t = _Table(path, f"mutant[{i}]", entry)
+        name = t.get("name", str, "a snake_case name")
+        if not re.fullmatch(r"[a-z0-9_]+", name) or name in names:
+            raise ManifestError(f"{path}: mutant name '{name}' must be snake_case and unique")
+        names.add(name)
+        where = f"{path}: mutant '{name}'"
+        mistake = t.get("mistake", str, "one sentence on the mistake")
+        file = t.get("file", str, "one of the lab's files", lab.files[0])
+        if file not in lab.files:
+            raise ManifestError(f"{where}: file '{file}' is not one of the lab's files {list(lab.files)}")
+        expect = t.get("expect", str, f"one of {', '.join(CATEGORIES + OUTCOMES)}")
+        if expect not in CATEGORIES + OUTCOMES:
+            raise ManifestError(f"{where}: expect = '{expect}': expected one of {', '.join(CATEGORIES + OUTCOMES)}")
+        at = t.get("at", str, "the text of the line the diagnosis names", None)
+        gpu = t.get("gpu", str, "'perf-fail'", None)
+        if gpu not in (None, "perf-fail"):
+            raise ManifestError(f"{where}: gpu = '{gpu}': the only GPU expectation is 'perf-fail'")
+        edits = t.get("edit", list, "a list of [[mutant.edit]] find/replace tables")
+        t.done()
+        solution = Path(repo_root) / "solutions" / lab.folder / file
+        try:
+            source = solution.read_text(encoding="utf-8")
+        except OSError as e:
+            raise ManifestError(f"{where}: cannot read the solution it mutates, {solution}: {e.strerror}") from e
+        text = apply_edits(source, edits, where)
+        line = None
+        if expect in CATEGORIES:
+            if at is None:
+                raise ManifestError(f"{where}: expect = '{expect}' needs at = \"text of the line it is reported at\"")
+            lines = [n for n, l in enumerate(text.splitlines(), 1) if at in l]
+            if len(lines) != 1:
+                raise ManifestError(f"{where}: at = \"{at}\" is on {len(lines)} lines of the mutant, expected exactly 1")
+            line = lines[0]
+        elif at is not None:
+            raise ManifestError(f"{where}: 'at' goes with a diagnosis category, not with expect = '{expect}'")
+        mutants.append(Mutant(name, mistake, file, expect, line, gpu, text))
+    return tuple(mutants)
