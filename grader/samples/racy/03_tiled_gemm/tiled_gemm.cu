@@ -1,6 +1,7 @@
 // Sample submission (grader/samples): racy. Lab 03 with the first __syncthreads() missing (the course's
-// catalogue entry grader/catalogue/lab03/missing_first_sync.cu). Expected verdict: wrong on the CPU backend, whose
-// check mode reports the shared-memory race with its line; on a GPU the result is wrong only now and then.
+// catalogue entry missing_first_sync in grader/labs/03_tiled_gemm/catalogue.toml). Expected verdict: wrong on
+// the CPU backend, whose check mode reports the shared-memory race with its line; on a GPU the result is wrong
+// only now and then.
 #include "lab03_tiled_gemm.h"
 
 // ---- kernels --------------------------------------------------------------------------------------------------------
