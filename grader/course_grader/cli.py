@@ -1,4 +1,8 @@
-"""Command line of the instructor grader: python3 grader/grade.py [SUBMISSIONS_DIR] --out OUT_DIR ..."""
+"""Command line of the instructor grader: python3 grader/grade.py [SUBMISSIONS_DIR] --out OUT_DIR ...
+
+main() parses the arguments and runs the command; grade() is the one command (grade a folder of submissions, write
+the outputs, and check the expected verdicts when asked). Usage problems print 'grade.py: ...' and return 2.
+"""
 from __future__ import annotations
 
 import argparse
@@ -8,10 +12,16 @@ import sys
 import time
 from pathlib import Path
 
-from . import config, expected, grading, intake, report
+from . import config, expected, gpus, grading, intake, report
+from .manifest import Lab
+from .verdicts import GraderError
 
 SAMPLES = config.REPO_ROOT / "grader" / "samples"
 SAMPLES_TEST_SECONDS = 45  # per test program when grading the bundled samples (the hanging one waits this long)
+
+
+class UsageError(Exception):
+    """A problem with the command line or its folders: printed, exit status 2."""
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -23,7 +33,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=None, help="output folder (default: build/grades)")
     p.add_argument("--jobs", type=int, default=0,
                    help="parallel workers, each with its own build tree (default: 1; with GPUs: one per GPU)")
-    p.add_argument("--labs", default="", help="comma-separated lab numbers, e.g. 01,03 (default: all that exist)")
+    p.add_argument("--labs", default="", help="comma-separated lab numbers, e.g. 01,03 (default: all)")
     p.add_argument("--backend", choices=["auto", "cpu", "gpu"], default="auto",
                    help="auto: gpu when nvidia-smi lists a GPU, else cpu")
     p.add_argument("--config", type=Path, default=config.DEFAULT_CONFIG, help="course configuration")
@@ -41,64 +51,74 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        course = config.load(args.config)
-    except config.ConfigError as e:
+        return grade(args)
+    except (UsageError, config.ConfigError) as e:
         print(f"grade.py: {e}", file=sys.stderr)
         return 2
+
+
+# ---- the grade command ----------------------------------------------------------------------------------------------
+
+def _folders(args: argparse.Namespace) -> tuple[Path, Path]:
+    """(submissions, out), resolved; neither may hold the other."""
+    submissions = (args.submissions or SAMPLES).resolve()
+    out = (args.out or config.REPO_ROOT / "build" / "grades").resolve()
+    if not submissions.is_dir():
+        raise UsageError(f"{submissions} is not a folder")
+    if out == submissions or submissions in out.parents:
+        raise UsageError(f"the output folder {out} must not be inside the submissions folder")
+    if out in submissions.parents:
+        raise UsageError(f"the submissions folder must not be inside the output folder {out}")
+    return submissions, out
+
+
+def _labs(course: config.Course, numbers: str, config_path: Path) -> tuple[Lab, ...]:
+    labs = course.existing_labs()
+    if numbers:
+        wanted = {n.strip().zfill(2) for n in numbers.split(",") if n.strip()}
+        unknown = wanted - {lab.number for lab in labs}
+        if unknown:
+            raise UsageError(f"--labs: no lab {', '.join(sorted(unknown))} (no grader/labs/NN_name/lab.toml; "
+                             f"configuration {config_path})")
+        labs = tuple(lab for lab in labs if lab.number in wanted)
+    if not labs:
+        raise UsageError("no lab to grade")
+    return labs
+
+
+def _backend(choice: str) -> tuple[str, tuple[str, ...]]:
+    """(backend, GPU indices)."""
+    found = gpus.detect_gpus() if choice in ("auto", "gpu") else ()
+    if choice == "gpu" and not found:
+        raise UsageError("--backend gpu, but nvidia-smi lists no GPU")
+    if found and not shutil.which("nvcc"):
+        raise UsageError("a GPU is present but nvcc is not on PATH")
+    return ("gpu" if found else "cpu"), found
+
+
+def grade(args: argparse.Namespace) -> int:
+    course = config.load(args.config)
     test_seconds = args.test_timeout
     if not test_seconds and args.submissions is None:
         test_seconds = min(course.limits.test_seconds, SAMPLES_TEST_SECONDS)  # the samples: a quick demonstration
     if test_seconds > 0:
         course = dataclasses.replace(course, limits=dataclasses.replace(course.limits, test_seconds=test_seconds))
-    submissions = (args.submissions or SAMPLES).resolve()
-    out = (args.out or config.REPO_ROOT / "build" / "grades").resolve()
+    submissions, out = _folders(args)
     expect = args.expect or (SAMPLES / "expected.toml" if args.submissions is None else None)
-    if not submissions.is_dir():
-        print(f"grade.py: {submissions} is not a folder", file=sys.stderr)
-        return 2
-    if out == submissions or submissions in out.parents:
-        print(f"grade.py: the output folder {out} must not be inside the submissions folder", file=sys.stderr)
-        return 2
-    if out in submissions.parents:
-        print(f"grade.py: the submissions folder must not be inside the output folder {out}", file=sys.stderr)
-        return 2
-
-    labs = course.existing_labs()
-    if args.labs:
-        wanted = {n.strip().zfill(2) for n in args.labs.split(",") if n.strip()}
-        unknown = wanted - {l.number for l in course.labs}
-        if unknown:
-            print(f"grade.py: --labs: no lab {', '.join(sorted(unknown))} in {args.config}", file=sys.stderr)
-            return 2
-        absent = wanted - {l.number for l in labs}
-        if absent:
-            print(f"grade.py: lab {', '.join(sorted(absent))} does not exist yet (no grader/labs/labNN.cmake); "
-                  "skipped", file=sys.stderr)
-        labs = tuple(l for l in labs if l.number in wanted)
-    if not labs:
-        print("grade.py: no lab to grade", file=sys.stderr)
-        return 2
-
-    gpus = grading.detect_gpus() if args.backend in ("auto", "gpu") else ()
-    backend = "gpu" if gpus else "cpu"
-    if args.backend == "gpu" and not gpus:
-        print("grade.py: --backend gpu, but nvidia-smi lists no GPU", file=sys.stderr)
-        return 2
-    if backend == "gpu" and not shutil.which("nvcc"):
-        print("grade.py: a GPU is present but nvcc is not on PATH", file=sys.stderr)
-        return 2
-    jobs = args.jobs or (len(gpus) if gpus else 1)
+    labs = _labs(course, args.labs, args.config)
+    backend, gpu_ids = _backend(args.backend)
+    jobs = args.jobs or (len(gpu_ids) if gpu_ids else 1)
     work = (args.work or out / ".work").resolve()
 
     subs, ignored = intake.discover(submissions, course, labs)
     print(f"grade.py: {len(subs)} submissions x {len(labs)} labs on the {backend} backend"
-          + (f" (GPUs {', '.join(gpus)})" if gpus else " (performance not graded: no GPU)")
+          + (f" (GPUs {', '.join(gpu_ids)})" if gpu_ids else " (performance not graded: no GPU)")
           + f", {jobs} worker(s); output in {out}", file=sys.stderr)
-    opts = grading.Options(backend=backend, jobs=jobs, seed=args.seed, gpus=gpus, work=work, quiet=args.quiet)
+    opts = grading.Options(backend=backend, jobs=jobs, seed=args.seed, gpus=gpu_ids, work=work, quiet=args.quiet)
     start = time.monotonic()
     try:
         results = grading.grade_all(subs, labs, course, opts, work) if subs else []
-    except grading.GraderError as e:
+    except GraderError as e:
         print(f"grade.py: grading stopped: {e}", file=sys.stderr)
         return 2
     seconds = time.monotonic() - start
@@ -112,10 +132,11 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)
     if not subs:
         print("grade.py: the submissions folder holds no submission (no subfolder, .zip or .tar.gz)", file=sys.stderr)
-    if expect is not None:
-        mismatches = expected.check(results, expected.load(expect), backend)
-        if mismatches:
-            print("grade.py: verdicts differ from " + str(expect) + ":\n  " + "\n  ".join(mismatches), file=sys.stderr)
-            return 1
-        print(f"grade.py: every verdict matches {expect}", file=sys.stderr)
+    if expect is None:
+        return 0
+    mismatches = expected.check(results, expected.load(expect), backend)
+    if mismatches:
+        print(f"grade.py: verdicts differ from {expect}:\n  " + "\n  ".join(mismatches), file=sys.stderr)
+        return 1
+    print(f"grade.py: every verdict matches {expect}", file=sys.stderr)
     return 0

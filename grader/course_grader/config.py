@@ -1,38 +1,22 @@
-"""grader/course.toml: labs, points, limits and the anti-cheat lists; which labs exist in this checkout."""
+"""The course as the grader sees it: the labs (from their manifests, grader/labs/NN_name/lab.toml, read by
+manifest.py) and grader/course.toml's [grading], [limits], [anticheat] and [gpus]. No lab fact is stated here."""
 from __future__ import annotations
 
 import dataclasses
-import re
 import tomllib
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from . import manifest
+from .manifest import Lab
+
+REPO_ROOT = manifest.REPO_ROOT
 DEFAULT_CONFIG = REPO_ROOT / "grader" / "course.toml"
 
 
 @dataclasses.dataclass(frozen=True)
-class Lab:
-    number: str                  # "01"
-    folder: str                  # "01_matadd"
-    files: tuple[str, ...]       # ("matadd.cu",)
-    correctness_points: float
-    performance_points: float
-    perf_baseline: float
-    allow: tuple[str, ...] = ()  # identifiers/includes this lab may use although they are on a forbidden list
-
-    @property
-    def name(self) -> str:
-        return f"lab{self.number}"
-
-    @property
-    def max_points(self) -> float:
-        return self.correctness_points + self.performance_points
-
-
-@dataclasses.dataclass(frozen=True)
 class Limits:
-    build_seconds: float = 300
-    test_seconds: float = 120
+    build_seconds: float = 300.0
+    test_seconds: float = 120.0
     max_file_bytes: int = 256 * 1024
     max_submission_bytes: int = 16 * 1024 * 1024
     max_archive_members: int = 2000
@@ -54,6 +38,7 @@ class Course:
     anticheat: AntiCheat
     remeasure_band: float = 0.03
     remeasure_runs: int = 2
+    gpus: dict[str, str] = dataclasses.field(default_factory=dict)  # [gpus]: model key -> CUDA device name
     repo_root: Path = REPO_ROOT
 
     def lab(self, number: str) -> Lab:
@@ -63,50 +48,68 @@ class Course:
         raise KeyError(number)
 
     def existing_labs(self) -> tuple[Lab, ...]:
-        """Labs that exist in this checkout: grader/labs/labNN.cmake is present."""
-        return tuple(lab for lab in self.labs if lab_exists(self.repo_root, lab))
+        """The labs of this checkout: those that have a manifest (grader/labs/NN_name/lab.toml)."""
+        return self.labs
 
     def all_files(self) -> dict[str, Lab]:
         """Every allowed lab file name -> its lab."""
         return {f: lab for lab in self.labs for f in lab.files}
 
 
-def lab_exists(repo_root: Path, lab: Lab) -> bool:
-    return (repo_root / "grader" / "labs" / f"lab{lab.number}.cmake").is_file()
-
-
 class ConfigError(Exception):
     pass
 
 
+_GRADING = {"correctness": str, "remeasure_band": float, "remeasure_runs": int}
+
+
+def _section(path: Path, data: dict, name: str, fields: dict[str, type]) -> dict:
+    """[name] of course.toml with every key known and of its type (a typo is an error, not a silent default)."""
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [{name}] must be a table")
+    out = {}
+    for key, value in table.items():
+        if key not in fields:
+            raise ConfigError(f"{path}: unknown key '{name}.{key}' (known: {', '.join(fields)})")
+        kind = fields[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if kind is tuple:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{path}: '{name}.{key}' must be a list of strings")
+            value = tuple(value)
+        elif not isinstance(value, kind) or isinstance(value, bool):
+            raise ConfigError(f"{path}: '{name}.{key}' must be {kind.__name__}, not {value!r}")
+        out[key] = value
+    return out
+
+
 def load(path: Path = DEFAULT_CONFIG, repo_root: Path = REPO_ROOT) -> Course:
+    path = Path(path)
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ConfigError(f"{path}: {e}") from e
-    labs = []
-    for entry in data.get("lab", []):
-        number = str(entry["number"]).zfill(2)
-        if not re.fullmatch(r"\d\d", number):
-            raise ConfigError(f"{path}: lab number '{number}' is not two digits")
-        files = tuple(entry["files"])
-        for f in files:
-            if "/" in f or f.startswith("."):
-                raise ConfigError(f"{path}: lab {number}: file name '{f}' must be a plain name")
-        labs.append(Lab(number=number, folder=entry["folder"], files=files,
-                        correctness_points=float(entry.get("correctness_points", 6)),
-                        performance_points=float(entry.get("performance_points", 4)),
-                        perf_baseline=float(entry.get("perf_baseline", 1.0)),
-                        allow=tuple(entry.get("allow", ()))))
-    if not labs:
-        raise ConfigError(f"{path}: no [[lab]] tables")
-    lim = data.get("limits", {})
-    limits = Limits(**{k: type(getattr(Limits, k))(v) for k, v in lim.items() if hasattr(Limits, k)})
-    ac = data.get("anticheat", {})
-    anticheat = AntiCheat(**{k: tuple(v) for k, v in ac.items() if k in AntiCheat.__dataclass_fields__})
-    g = data.get("grading", {})
-    if g.get("correctness", "all-or-nothing") != "all-or-nothing":
+    if "lab" in data:
+        raise ConfigError(f"{path}: [[lab]] tables are no longer read: each lab is described by its manifest, "
+                          "grader/labs/NN_name/lab.toml")
+    unknown = sorted(set(data) - {"grading", "limits", "anticheat", "gpus"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown table [{unknown[0]}] (known: grading, limits, anticheat, gpus)")
+    limit_types = {f.name: type(f.default) for f in dataclasses.fields(Limits)}
+    limits = Limits(**_section(path, data, "limits", limit_types))
+    anticheat = AntiCheat(**_section(path, data, "anticheat", {f.name: tuple for f in dataclasses.fields(AntiCheat)}))
+    grading = _section(path, data, "grading", _GRADING)
+    if grading.get("correctness", "all-or-nothing") != "all-or-nothing":
         raise ConfigError(f"{path}: [grading] correctness: only 'all-or-nothing' is implemented")
-    return Course(labs=tuple(labs), limits=limits, anticheat=anticheat,
-                  remeasure_band=float(g.get("remeasure_band", 0.03)),
-                  remeasure_runs=int(g.get("remeasure_runs", 2)), repo_root=Path(repo_root))
+    try:
+        gpus = manifest.load_gpus(path)
+        labs = manifest.load_labs(repo_root, course_toml=path)
+    except manifest.ManifestError as e:
+        raise ConfigError(str(e)) from e
+    if not labs:
+        raise ConfigError(f"{Path(repo_root) / manifest.LABS_DIR}: no lab manifest (NN_name/lab.toml)")
+    return Course(labs=labs, limits=limits, anticheat=anticheat,
+                  remeasure_band=grading.get("remeasure_band", 0.03), remeasure_runs=grading.get("remeasure_runs", 2),
+                  gpus=gpus, repo_root=Path(repo_root))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from .grading import LabResult
+from .verdicts import LabResult
 
 
 def load(path: Path) -> dict[tuple[str, str], dict]:

@@ -15,12 +15,15 @@ import sys
 from pathlib import Path
 
 from . import config, grading, intake, report
+from .build_tree import BuildTree
+from .manifest import Lab
+from .verdicts import GraderError
 
 PERF_OUTPUT = ("Performance is graded separately on the course GPU (Gradescope has no GPU); "
                "the instructor's GPU run adds those points.")
 
 
-def labs_for(course: config.Course, numbers: str) -> tuple[config.Lab, ...]:
+def labs_for(course: config.Course, numbers: str) -> tuple[Lab, ...]:
     labs = course.existing_labs()
     if numbers:
         wanted = {n.strip().zfill(2) for n in numbers.split(",") if n.strip()}
@@ -28,19 +31,19 @@ def labs_for(course: config.Course, numbers: str) -> tuple[config.Lab, ...]:
     return labs
 
 
-def prebuild(course: config.Course, labs: tuple[config.Lab, ...], work: Path) -> None:
+def prebuild(course: config.Course, labs: tuple[Lab, ...], work: Path) -> None:
     """At setup time: configure the build tree and build every lab's targets once with the skeletons, so that grading
     an upload recompiles only the student's file."""
-    tree = grading.BuildTree(course, work, 0, "cpu", course.existing_labs(), build_jobs=2)
+    tree = BuildTree(course, work, 0, "cpu", course.existing_labs(), build_jobs=2)
     tree.configure()
     for lab in labs:
         files = {n: (course.repo_root / "labs" / lab.folder / n).read_bytes() for n in lab.files}
         ok, log = tree.build(lab, files)
         if not ok:
-            raise grading.GraderError(f"prebuilding lab{lab.number} with its skeleton failed:\n{log}")
+            raise GraderError(f"prebuilding lab{lab.number} with its skeleton failed:\n{log}")
 
 
-def run(root: Path, course: config.Course, labs: tuple[config.Lab, ...], work: Path, seed: str = "") -> dict:
+def run(root: Path, course: config.Course, labs: tuple[Lab, ...], work: Path, seed: str = "") -> dict:
     submission = root / "submission"
     sub = intake.read_submission(submission, "submission", course, labs)
     opts = grading.Options(backend="cpu", jobs=1, seed=seed, work=work, quiet=True)
@@ -59,15 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work", type=Path, default=None, help="build tree (default: ROOT/grader-work)")
     p.add_argument("--prebuild", action="store_true", help="setup time: configure and build the harness once")
     args = p.parse_args(argv)
-    course = config.load()
-    labs = labs_for(course, args.labs)
     work = args.work or args.root / "grader-work"
     try:
+        course = config.load()
+        labs = labs_for(course, args.labs)
         if args.prebuild:
             prebuild(course, labs, work)
             return 0
         run(args.root, course, labs, work)
-    except grading.GraderError as e:
+    except (GraderError, config.ConfigError) as e:
         out = args.root / "results"
         out.mkdir(parents=True, exist_ok=True)
         (out / "results.json").write_text(json.dumps({

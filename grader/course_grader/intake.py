@@ -15,7 +15,8 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from .config import Course, Lab
+from .config import Course
+from .manifest import Lab
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 MAX_DEPTH = 6

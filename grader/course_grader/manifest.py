@@ -11,6 +11,7 @@ every entry. Its expected diagnosis is located by `at`, a text that occurs on ex
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 import tomllib
 from pathlib import Path
@@ -106,7 +107,9 @@ class _Table:
         self.used.add(key)
         if key not in self.data:
             if default is ...:
-                raise ManifestError(f"{self.path}: missing key '{self._key(key)}' ({what})")
+                near = difflib.get_close_matches(key, [k for k in self.data if k not in self.used], n=1)
+                typo = f"; is '{self._key(near[0])}' a typo of it?" if near else ""
+                raise ManifestError(f"{self.path}: missing key '{self._key(key)}' ({what}){typo}")
             return default
         value = self.data[key]
         if kind is float and isinstance(value, int) and not isinstance(value, bool):

@@ -11,9 +11,9 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from .config import Lab
-from .grading import PROBLEM_VERDICTS, VERDICTS, LabResult
 from .intake import Submission
+from .manifest import Lab
+from .verdicts import PROBLEM_VERDICTS, VERDICTS, LabResult
 
 CSV_FIELDS = ["student", "lab", "correctness", "ratio", "score", "max_score", "verdict", "message"]
 

@@ -1,9 +1,8 @@
 """Running untrusted programs: a new session per process, a wall-clock limit that kills the whole process group,
-a minimal environment, an output-size limit; and reading verdicts from GoogleTest's JSON file only."""
+a minimal environment, an output-size limit. (Their GoogleTest reports are read by gtest.py.)"""
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shutil
 import signal
@@ -66,77 +65,3 @@ def describe_exit(c: Completed, timeout: float) -> str:
             name = f"signal {-c.returncode}"
         return f"crashed ({name})"
     return f"ended with exit status {c.returncode} without writing its test report"
-
-
-@dataclasses.dataclass
-class TestCase:
-    suite: str
-    name: str
-    status: str                     # "passed", "failed", "skipped"
-    failures: list[str]
-    properties: dict[str, str]
-
-    @property
-    def full_name(self) -> str:
-        return f"{self.suite}.{self.name}"
-
-    @property
-    def is_perf(self) -> bool:
-        return self.suite.endswith("Perf")
-
-
-_STANDARD_KEYS = {"name", "status", "result", "timestamp", "time", "classname", "failures", "file", "line",
-                  "value_param", "type_param", "skipped"}
-
-
-def parse_gtest_json(path: Path) -> list[TestCase] | None:
-    """The test cases of a GoogleTest JSON report, or None when it is missing or malformed."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-        cases = []
-        for suite in data["testsuites"]:
-            for case in suite.get("testsuite", []):
-                failures = [str(f.get("failure", "")) for f in case.get("failures", []) or []]
-                result = str(case.get("result", "COMPLETED")).upper()
-                if str(case.get("status", "RUN")).upper() != "RUN":
-                    continue  # NOTRUN: disabled or filtered out
-                if result == "SKIPPED":
-                    status = "skipped"
-                elif failures:
-                    status = "failed"
-                elif result == "COMPLETED":
-                    status = "passed"
-                else:
-                    status = "failed"  # SUPPRESSED or anything unexpected
-                props = {k: str(v) for k, v in case.items() if k not in _STANDARD_KEYS and isinstance(v, (str, int, float))}
-                cases.append(TestCase(str(suite["name"]), str(case["name"]), status, failures, props))
-        return cases
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-@dataclasses.dataclass
-class GTestRun:
-    ok: bool                         # the report exists and is well formed
-    cases: list[TestCase]
-    problem: str                     # why not ok
-    completed: Completed | None = None
-
-
-def run_gtest(exe: Path, gtest_filter: str, *, workdir: Path, timeout: float, env: dict[str, str],
-              max_output_bytes: int | None, extra_args: tuple[str, ...] = ()) -> GTestRun:
-    """Runs one GoogleTest executable as its own process; verdicts come from its JSON report only."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    report = workdir / "report.json"
-    report.unlink(missing_ok=True)
-    cmd = [str(exe), f"--gtest_filter={gtest_filter}", f"--gtest_output=json:{report}", "--gtest_color=no",
-           *extra_args]
-    c = run(cmd, cwd=workdir, timeout=timeout, env=env, log=workdir / "output.log", max_output_bytes=max_output_bytes)
-    if c.timed_out:
-        return GTestRun(False, [], describe_exit(c, timeout), c)
-    cases = parse_gtest_json(report) if report.is_file() else None
-    if cases is None:
-        return GTestRun(False, [], describe_exit(c, timeout), c)
-    if c.returncode not in (0, 1):
-        return GTestRun(False, cases, describe_exit(c, timeout), c)
-    return GTestRun(True, cases, "", c)

@@ -3,8 +3,8 @@
 Source level: comments and string/character literals are removed (with C++ raw strings and line splices handled),
 then every identifier and every #include is compared with the lists in grader/course.toml. Preprocessor tricks
 that could assemble a forbidden name (token pasting '##', a computed '#include MACRO', digraph '%:') are rejected
-too. Quoted includes may only name the lab's interface header(s) (labNN_*.h, no path), so a submission cannot pull
-in a reference solution or any other file by path.
+too. Quoted includes may only name the lab's interface header (its manifest's `interface`, no path), so a submission
+cannot pull in a reference solution or any other file by path.
 Link level: the NEEDED entries of the executable (readelf -d, else ldd) must not name a forbidden library, and the
 build tree must not compile anything from solutions/ into the lab's targets.
 """
@@ -15,7 +15,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .config import AntiCheat, Lab
+from .config import AntiCheat
+from .manifest import Lab
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -26,17 +27,12 @@ LIBRARY_PREFIXES = ("cublas", "CUBLAS_", "cusparse", "CUSPARSE_", "cusolver", "C
 LIBRARY_NAMESPACES = ("thrust", "cub", "cute", "cutlass", "nvcuda")
 
 
-def interface_header(lab: Lab) -> str:
-    """The one header a lab file may include with quotes: lab03_tiled_gemm.h for 03_tiled_gemm."""
-    return f"lab{lab.number}_{lab.folder[3:]}.h"
-
-
-def baseline_functions(repo_root: Path) -> set[str]:
-    """Names of the baselines the perf tests time against (linked into the same program): calling one instead of
-    writing the kernel would pass correctness, so they are forbidden in every lab file."""
+def baseline_functions(labs: tuple[Lab, ...]) -> set[str]:
+    """Names of the baselines the perf tests time against (each lab's manifest `baselines`, linked into the same
+    program): calling one instead of writing the kernel would pass correctness, so they are forbidden in every lab
+    file."""
     names: set[str] = set()
-    for path in sorted((repo_root / "grader" / "interfaces").glob("lab*_baselines.h")) + sorted(
-            (repo_root / "grader" / "baselines").glob("*.cu")):
+    for path in sorted({lab.dir / name for lab in labs for name in lab.baselines}):
         text = strip_code(path.read_text(errors="replace"))
         names.update(re.findall(r"^\s*(?:template\s*<[^>]*>\s*)?(?:__global__\s+)?void\s+([A-Za-z_]\w*)\s*\(",
                                 text, re.M))
@@ -105,7 +101,7 @@ def _includes(text: str) -> list[tuple[int, str, str]]:
 def scan_source(name: str, text: str, lab: Lab, rules: AntiCheat, baselines: set[str] = frozenset()) -> list[str]:
     """Problems found in one lab file, as 'file:line: message' (empty: accepted)."""
     allow = set(lab.allow)
-    own = interface_header(lab)
+    own = lab.interface
     problems: list[str] = []
     stripped = strip_code(text)
     code_lines = stripped.splitlines()
@@ -178,13 +174,31 @@ def forbidden_links(libraries: list[str], rules: AntiCheat) -> list[str]:
     return bad
 
 
+# Build statements that compile nothing: CMake's re-configure rule and the phony list of its inputs (the configure
+# step reads the solutions to write the catalogue's mutants; that is not a build of them).
+_NOT_COMPILING = {"phony", "RERUN_CMAKE"}
+
+
+def _build_statements(ninja_text: str):
+    """(rule, statement text) of every 'build outputs: rule inputs' statement of a build.ninja."""
+    text = re.sub(r"(?<!\$)\$\n\s*", " ", ninja_text)  # '$' + newline continues a statement
+    for line in text.splitlines():
+        if line.startswith("build "):
+            m = re.search(r"(?<!\$): (\S+)", line)
+            if m:
+                yield m.group(1), line
+
+
 def solution_inputs(build_tree: Path, solutions_dir: Path) -> list[str]:
     """Files under solutions/ that the build tree compiles or includes (must be none in a grading tree)."""
     hits = []
     needle = str(solutions_dir.resolve()) + "/"
     ninja_file = build_tree / "build.ninja"
-    if ninja_file.is_file() and needle in ninja_file.read_text(errors="replace"):
-        hits.append(f"build.ninja references {needle}")
+    if ninja_file.is_file():
+        for rule, statement in _build_statements(ninja_file.read_text(errors="replace")):
+            if rule not in _NOT_COMPILING and needle in statement:
+                hits.append(f"build.ninja: a {rule} step reads {needle}")
+                break
     if shutil.which("ninja"):
         out = subprocess.run(["ninja", "-C", str(build_tree), "-t", "deps"], capture_output=True, text=True,
                              errors="replace", timeout=120).stdout

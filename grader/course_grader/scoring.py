@@ -2,13 +2,15 @@
 
 Correctness: all-or-nothing per lab. Every correctness test (suites not ending in 'Perf') of every backend run must
 pass, else 0 correctness points and 0 performance points.
-Performance (GPU only, and only for a correct lab), with r the measured ratio, b the lab's perf_baseline
-(course.toml) and t the threshold the harness used (grader/thresholds/labNN.toml, recorded in the test output):
+Performance (GPU only, and only for a correct lab), with r the measured ratio, b the lab's perf_baseline and t
+the threshold the harness used (both from the lab's manifest, grader/labs/NN_name/lab.toml; r and t are recorded in
+the perf test's report, with its verdict r >= t):
     r >= t       -> all performance points
     b <= r < t   -> performance points * (r - b) / (t - b)      (linear partial credit)
     r < b        -> 0
 A ratio within remeasure_band (3 %) of t, relative to t, is measured again remeasure_runs more times; the verdict
-uses the median of all measurements. Scores are rounded to 2 decimals.
+uses the median of all measurements; a ratio measured once keeps the verdict its test recorded. Scores are rounded
+to 2 decimals.
 """
 from __future__ import annotations
 
@@ -28,6 +30,10 @@ def perf_fraction(ratio: float, threshold: float, baseline: float) -> float:
     return (ratio - baseline) / (threshold - baseline)
 
 
+# A ratio that did not pass earns less than all the points, even where its rounding reaches the threshold.
+_BELOW_PASS = 0.999
+
+
 def perf_points(ratio: float, threshold: float, baseline: float, points: float) -> float:
     return round(points * perf_fraction(ratio, threshold, baseline), 2)
 
@@ -43,6 +49,8 @@ class Measurement:
     problem: str = ""            # non-empty: the run failed in a way other than being slow (crash, wrong result...)
     metric: str = ""
     device: str = ""
+    passed: bool | None = None   # the verdict the test recorded (ratio >= threshold); None: not recorded
+    section: str = ""            # the manifest's threshold section, e.g. "gpu.nvidia_h200"
 
 
 @dataclasses.dataclass
@@ -54,6 +62,8 @@ class PerfVerdict:
     problem: str
     metric: str = ""
     device: str = ""
+    passed: bool = False
+    section: str = ""
 
 
 def measure_perf(run_once: Callable[[int], Measurement], baseline: float, band: float, extra_runs: int) -> PerfVerdict:
@@ -73,5 +83,10 @@ def measure_perf(run_once: Callable[[int], Measurement], baseline: float, band: 
                                    m.problem or "the perf test recorded no ratio", first.metric, first.device)
     ratios = [r.ratio for r in runs]
     ratio = statistics.median(ratios)
-    return PerfVerdict(ratio, first.threshold, perf_fraction(ratio, first.threshold, baseline), ratios, "",
-                       first.metric, first.device)
+    if len(runs) == 1 and first.passed is not None:
+        passed = first.passed
+    else:
+        passed = ratio >= first.threshold
+    fraction = 1.0 if passed else min(perf_fraction(ratio, first.threshold, baseline), _BELOW_PASS)
+    return PerfVerdict(ratio, first.threshold, fraction, ratios, "", first.metric, first.device, passed,
+                       first.section)

@@ -5,20 +5,32 @@ import unittest
 from pathlib import Path
 
 from helpers import COURSE, CORRECT, LAB01, TempDirTest
-from test_runner import fake_gtest, report
+from test_gtest import fake_gtest, report
 
-from course_grader import grading, intake
+from course_grader import diagnostics, gtest, intake, lab_grader
+from course_grader.build_tree import Program
+from course_grader.grading import Options
 
 COURSE_FAST = dataclasses.replace(COURSE, limits=dataclasses.replace(COURSE.limits, test_seconds=2))
+PERF_SUITE, PERF_CASE = LAB01.perf[0].test.split(".")
 CORRECTNESS = [("MatAdd", "MatchesReference/1x1", "passed", [], {}), ("MatAdd", "MatchesReference/31x33", "passed", [], {})]
 
 
-def perf_case(ratio, threshold=0.7, extra_failure=None):
-    failures = [f"ratio is {ratio}, below the pass mark {threshold}"] if ratio < threshold else []
+def perf_case(ratio, threshold=0.7, extra_failure=None, result_check="pass", props=None):
+    """Lab 01's perf test as the harness's measurement records it. The failure texts are deliberately
+    unlike the harness's: the grader must decide from the recorded properties alone."""
+    verdict = "pass" if ratio >= threshold else "fail"
+    failures = [f"slow: {ratio} / {threshold}"] if verdict == "fail" else []
+    if result_check != "pass":
+        failures.append("C[7] = 0 expected 1.5 (after timing)")
     if extra_failure:
         failures.append(extra_failure)
-    return ("MatAddPerf", "BandwidthVsCopy", "failed" if failures else "passed", failures,
-            {"ratio": str(ratio), "threshold": str(threshold), "metric": "bw/copy", "device": "NVIDIA H200"})
+    recorded = {"metric": "bw/copy", "ratio": f"{ratio:.6f}", "threshold": f"{threshold:.6f}",
+                "threshold_section": "gpu.nvidia_h200", "device": "NVIDIA H200", "result_check": result_check,
+                "verdict": verdict}
+    recorded.update(props or {})
+    return (PERF_SUITE, PERF_CASE, "failed" if failures else "passed", failures,
+            {k: v for k, v in recorded.items() if v is not None})
 
 
 class FakeTree:
@@ -29,11 +41,8 @@ class FakeTree:
         self.dir.mkdir(exist_ok=True)
         self.student_dir = tmp / "student-0"
 
-    def targets(self, lab):
-        return [f"lab{lab.number}_check", f"lab{lab.number}_gpu" if self.backend == "gpu" else f"lab{lab.number}_cpu"]
-
-    def executable(self, target):
-        return self.dir / target
+    def programs(self, lab):
+        return [Program(mode, self.dir / f"lab{lab.number}_{mode}") for mode in ("check", self.backend)]
 
     def build(self, lab, files):
         text = files["matadd.cu"].decode()
@@ -42,9 +51,9 @@ class FakeTree:
             return False, "matadd.cu:3:5: error: 'idx' was not declared in this scope"
         counter = self.dir / "perf-count"
         counter.write_text("0")
-        for t in self.targets(lab):
+        for p in self.programs(lab):
             behaviour = spec.get("correct", "pass")
-            if t.endswith("_gpu") and "gpu" in spec:
+            if p.mode == "gpu" and "gpu" in spec:
                 behaviour = spec["gpu"]
             if behaviour == "crash":
                 body = "print('[course-cpu] FATAL: kernel crashed'); os.kill(os.getpid(), 11)\n"
@@ -53,13 +62,15 @@ class FakeTree:
             else:
                 cases = [c if behaviour == "pass" or i else (c[0], c[1], "failed", [f"{self.student_dir}/01_matadd/matadd.cu:9: C[3] = 1 expected 2"], {})
                          for i, c in enumerate(CORRECTNESS)]
-                perf = [report([perf_case(r, extra_failure=spec.get("perf_failure"))]) for r in spec.get("perf", [1])]
+                perf = [report([perf_case(r, extra_failure=spec.get("perf_failure"),
+                                          result_check=spec.get("result_check", "pass"), props=spec.get("props"))])
+                        for r in spec.get("perf", [1])]
                 body = (f"cases = {report(cases)!r}\nperf = {perf!r}\n"
                         f"if 'Perf' in args['--gtest_filter'] and not args['--gtest_filter'].startswith('-'):\n"
                         f"    n = int(open({str(counter)!r}).read()); open({str(counter)!r}, 'w').write(str(n + 1))\n"
                         f"    cases = perf[min(n, len(perf) - 1)]\n"
                         f"json.dump(cases, open(report, 'w'))\n")
-            fake_gtest(self.executable(t), body)
+            fake_gtest(p.path, body)
         return True, ""
 
 
@@ -72,8 +83,8 @@ def submission(spec: dict | None, name="s", data: bytes | None = None):
 
 class Verdicts(TempDirTest):
     def grade(self, spec, backend="cpu", data=None):
-        opts = grading.Options(backend=backend, gpus=("0",) if backend == "gpu" else ())
-        g = grading.LabGrader(COURSE_FAST, opts, self.tmp, "SECRETSEED")
+        opts = Options(backend=backend, gpus=("0",) if backend == "gpu" else ())
+        g = lab_grader.LabGrader(COURSE_FAST, opts, self.tmp, "SECRETSEED")
         g.gpu_healthy = lambda gpu: True
         return g.grade(submission(spec, data=data), LAB01, FakeTree(self.tmp, backend))
 
@@ -118,9 +129,35 @@ class Verdicts(TempDirTest):
         self.assertIn("lab01_gpu", r.message)
 
     def test_wrong_after_timing(self):
-        r = self.grade({"perf": [0.9], "perf_failure": "C[7] = 0 expected 1.5 (after timing)"}, "gpu")
-        self.assertEqual((r.verdict, r.score), ("perf-error", 6.0))
-        self.assertIn("after timing", r.message)
+        for ratio in (0.9, 0.2):  # fast or slow: a wrong result after the timed runs is a perf-error
+            r = self.grade({"perf": [ratio], "result_check": "fail"}, "gpu")
+            self.assertEqual((r.verdict, r.score), ("perf-error", 6.0))
+            self.assertIn("wrong after the timed runs", r.message)
+
+    def test_perf_verdict_from_recorded_properties_only(self):
+        r = self.grade({"perf": [0.9], "perf_failure": "below the pass mark"}, "gpu")
+        self.assertEqual(r.verdict, "perf-error")  # recorded a pass, yet failed: another check failed
+        self.assertIn("failed a check during the perf test", r.message)
+        r = self.grade({"perf": [0.2], "perf_failure": "some other text"}, "gpu")
+        self.assertEqual(r.verdict, "slow")        # recorded result_check pass, verdict fail: just slow
+        for missing in ("result_check", "verdict", "ratio", "threshold"):
+            r = self.grade({"perf": [0.9], "props": {missing: None}}, "gpu")
+            self.assertEqual(r.verdict, "perf-error", missing)
+            self.assertIn(missing, r.message)
+        r = self.grade({"perf": [0.2], "props": {"verdict": "pass"}}, "gpu")
+        self.assertEqual(r.verdict, "perf-error")  # a verdict that contradicts its ratio and threshold
+        r = self.grade({"perf": [0.9], "props": {"result_check": "maybe"}}, "gpu")
+        self.assertEqual(r.verdict, "perf-error")
+
+    def test_perf_that_fails_without_recording(self):
+        r = self.grade({"perf": [0.9], "props": {k: None for k in ("ratio", "threshold", "result_check", "verdict")},
+                        "perf_failure": "CUDA error: out of memory"}, "gpu")
+        self.assertEqual(r.verdict, "perf-error")
+        self.assertIn("failed before measuring", r.message)
+
+    def test_perf_message_names_the_threshold_section(self):
+        r = self.grade({"perf": [0.9]}, "gpu")
+        self.assertIn("threshold 0.700 [gpu.nvidia_h200] on NVIDIA H200", r.message)
 
     def test_seed_and_grader_paths_never_in_messages(self):
         r = self.grade({"correct": "wrong"})
@@ -129,8 +166,8 @@ class Verdicts(TempDirTest):
         self.assertIn("01_matadd/matadd.cu:9", r.message)
 
     def test_unhealthy_gpu_is_not_the_students_fault(self):
-        opts = grading.Options(backend="gpu", gpus=("0",))
-        g = grading.LabGrader(COURSE_FAST, opts, self.tmp, "x")
+        opts = Options(backend="gpu", gpus=("0",))
+        g = lab_grader.LabGrader(COURSE_FAST, opts, self.tmp, "x")
         g.gpu_healthy = lambda gpu: False
         r = g.grade(submission({"correct": "crash"}), LAB01, FakeTree(self.tmp, "gpu"))
         self.assertEqual(r.verdict, "crash")  # in check mode, on the CPU: the GPU is not involved
@@ -139,15 +176,23 @@ class Verdicts(TempDirTest):
         r = g.grade(submission({}), LAB01, FakeTree(self.tmp, "gpu"))
         self.assertEqual(r.verdict, "not-graded")  # later students are not graded on a broken GPU
 
+    def test_slow_gpu_run_needs_no_health_probe(self):
+        opts = Options(backend="gpu", gpus=("0",))
+        g = lab_grader.LabGrader(COURSE_FAST, opts, self.tmp, "x")
+        probes = []
+        g.gpu_healthy = lambda gpu: probes.append(gpu) or True
+        self.assertEqual(g.grade(submission({"perf": [0.2]}), LAB01, FakeTree(self.tmp, "gpu")).verdict, "slow")
+        self.assertEqual(probes, [])
+        self.assertEqual(g.grade(submission({"gpu": "wrong"}), LAB01, FakeTree(self.tmp, "gpu")).verdict, "wrong")
+        self.assertEqual(probes, ["0"])
 
 
 class Findings(unittest.TestCase):
     def test_cpu_backend_diagnoses_are_listed(self):
-        from course_grader import runner
-        c = runner.TestCase("A", "b", "failed", [
+        c = gtest.TestCase("A", "b", "failed", [
             "x | [uninitialized-shared-read] 03_tiled_gemm/tiled_gemm.cu:26: thread (0,0)",
             "  [race] tiled_gemm.cu:28: written by (1,0) (3 times)\n  [race] tiled_gemm.cu:28: again"], {})
-        self.assertEqual(grading._findings([c]),
+        self.assertEqual(diagnostics.findings([c]),
                          "uninitialized-shared-read at tiled_gemm.cu:26, race at tiled_gemm.cu:28")
 
 

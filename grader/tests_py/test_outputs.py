@@ -8,13 +8,13 @@ from contextlib import redirect_stderr
 
 from helpers import COURSE, CORRECT, LAB01, LAB03, TempDirTest
 
-from course_grader import cli, grading, intake, report
+from course_grader import cli, intake, report, verdicts
 
 LABS = (LAB01, LAB03)
 
 
 def results():
-    R = grading.LabResult
+    R = verdicts.LabResult
     return [
         R("alice", "01", "pass", "12 correctness tests passed; ratio 0.8", "pass", 0.8, 0.7, 6, 4, 6, 4),
         R("alice", "03", "missing", "no tiled_gemm.cu", correctness_max=6, perf_max=4),

@@ -3,7 +3,7 @@ import unittest
 
 from helpers import COURSE, GRADER
 
-from course_grader import expected, grading, intake
+from course_grader import expected, intake, verdicts
 
 EXPECTED = GRADER / "samples" / "expected.toml"
 
@@ -17,7 +17,7 @@ class Samples(unittest.TestCase):
             for backend in ("cpu", "gpu"):
                 self.assertTrue(spec[backend], f"{student} lab{lab}: no {backend} verdict")
                 for v in spec[backend]:
-                    self.assertIn(v, grading.VERDICTS, f"{student} lab{lab}")
+                    self.assertIn(v, verdicts.VERDICTS, f"{student} lab{lab}")
 
     def test_each_sample_holds_its_lab_file(self):
         labs = tuple(COURSE.lab(n) for n in ("01", "03"))
@@ -36,7 +36,7 @@ class Samples(unittest.TestCase):
                ("b", "01"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": {"cpu": "race", "gpu": "race"},
                              "why": ""},
                ("c", "09"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": none, "why": ""}}
-        R = grading.LabResult
+        R = verdicts.LabResult
         ok = [R("a", "01", "correct", ""), R("b", "01", "wrong", "[race] x.cu:3")]
         self.assertEqual(expected.check(ok, exp, "cpu"), [])
         bad = [R("a", "01", "wrong", "m"), R("b", "01", "wrong", "oob")]
@@ -46,7 +46,7 @@ class Samples(unittest.TestCase):
     def test_message_expectation_can_be_per_backend(self):
         exp = {("b", "03"): {"cpu": ["wrong"], "gpu": ["wrong"], "message_contains": {"cpu": "race", "gpu": ""},
                              "why": ""}}
-        R = grading.LabResult
+        R = verdicts.LabResult
         self.assertEqual(expected.check([R("b", "03", "wrong", "C[8][32] is wrong")], exp, "gpu"), [])
         self.assertEqual(len(expected.check([R("b", "03", "wrong", "C[8][32] is wrong")], exp, "cpu")), 1)
         loaded = expected.load(EXPECTED)[("racy", "03")]["message_contains"]

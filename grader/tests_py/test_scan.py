@@ -6,7 +6,7 @@ from helpers import COURSE, CORRECT, GRADER, LAB01, LAB03
 from course_grader import config, scan
 
 RULES = COURSE.anticheat
-BASELINES = scan.baseline_functions(config.REPO_ROOT)
+BASELINES = scan.baseline_functions(COURSE.labs)
 
 
 def problems(text, lab=LAB01):
@@ -61,6 +61,12 @@ class SourceScan(unittest.TestCase):
                      "::testing::Test::RecordProperty(\"ratio\", \"9\");", "cudaMemcpy(c, a, n, k);"):
             self.assertTrue(problems(code + "\n"), code)
 
+    def test_every_labs_baselines_are_forbidden(self):
+        for lab in COURSE.labs:
+            for name in lab.baselines:
+                text = (lab.dir / name).read_text()
+                self.assertTrue(any(f"{b}(" in text for b in BASELINES), f"{lab.folder}/{name}")
+
     def test_calls_vs_names(self):
         self.assertEqual(problems("int write = 0; s.write(1); p->exit(); float remove;\n"), [])
         self.assertTrue(problems("write(1, buf, 2);\n"))
@@ -93,6 +99,13 @@ class LinkScan(unittest.TestCase):
             self.assertTrue(scan.solution_inputs(Path(d), config.REPO_ROOT / "solutions"))
             (Path(d) / "build.ninja").write_text("build x: CXX /scratch/student-0/01_matadd/matadd.cu\n")
             self.assertEqual(scan.solution_inputs(Path(d), config.REPO_ROOT / "solutions"), [])
+            # the configure step reads the solutions (to write the catalogue's mutants): not a build of them
+            solution = config.REPO_ROOT / "solutions" / "01_matadd" / "matadd.cu"
+            (Path(d) / "build.ninja").write_text(f"build build.ninja: RERUN_CMAKE | {solution}\n"
+                                                 f"build {solution}: phony\n")
+            self.assertEqual(scan.solution_inputs(Path(d), config.REPO_ROOT / "solutions"), [])
+            (Path(d) / "build.ninja").write_text(f"build r.cpp: CUSTOM_COMMAND $\n    {solution}\n")
+            self.assertTrue(scan.solution_inputs(Path(d), config.REPO_ROOT / "solutions"))
 
 
 if __name__ == "__main__":

@@ -1,100 +1,177 @@
 #!/usr/bin/env python3
-"""Calibrate the perf thresholds: run every lab's perf tests several times on this GPU and tabulate the ratios.
+"""Calibrate the perf thresholds: run every lab's perf tests several times on this GPU, tabulate the ratios and
+suggest the marks as [thresholds.gpu.<model>] sections to paste into the labs' manifests.
 
-Runs, for each lab that has a thresholds file, the perf tests (GoogleTest suites ending in "Perf") of
-  solutionNN_gpu                 the reference solution
-  labNN_variant_<name>_gpu       correct variants that must pass (e.g. a plain scalar kernel)
-  labNN_catalogue_<name>_gpu     known-slow kernels that must fail
-each --runs times, as separate processes, and reads the ratios from GoogleTest's JSON output (the tests record
-them with RecordProperty). Prints a Markdown table and writes the raw numbers as JSON.
+For each lab with [[perf]] tests in its manifest (grader/labs/NN_name/lab.toml), runs the declared perf tests of
+  solutionNN_gpu                 the reference solution                                   must pass
+  labNN_variant_<name>_gpu       the manifest's correct variants                          must pass
+  labNN_catalogue_<name>_gpu     catalogue entries with gpu = "perf-fail" (known slow)    must fail
+(programs of a CUDA build tree with the self-test: COURSE_BUILD_SOLUTIONS=ON, the default) each --runs times, as
+separate processes, and reads what each test recorded (ratio, threshold, its section, verdict, result check) from
+GoogleTest's JSON report (course_grader.gtest). The suggested mark of a perf key is --fraction (85 %) of the slowest
+kernel that must pass (median over the runs), rounded down to --step (0.05); a comment says when a kernel that must
+fail reaches it. Prints a Markdown table and the sections; --json writes the raw numbers.
 
   python3 grader/tools/calibrate.py --build build/gpu --runs 5 --json calibration.json
 """
+from __future__ import annotations
+
 import argparse
 import datetime
 import json
-import pathlib
+import math
 import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "grader"))
+
+from course_grader import gtest, manifest  # noqa: E402
 
 
-def perf_results(exe, timeout):
-    """Runs the perf tests of one executable once; returns {test name: properties}."""
+def executables(build: Path, lab: manifest.Lab) -> list[tuple[str, Path]]:
+    """(role, program) for one lab: the names CourseLab.cmake gives the solution, variant and catalogue programs."""
+    grader = build / "grader"
+    out = [("must pass", grader / f"solution{lab.number}_gpu")]
+    out += [("must pass", grader / f"lab{lab.number}_variant_{Path(v).stem}_gpu") for v in lab.variants]
+    out += [("must fail", grader / f"lab{lab.number}_catalogue_{m.name}_gpu")
+            for m in manifest.load_catalogue(lab, ROOT) if m.gpu == "perf-fail"]
+    return out
+
+
+def run_once(exe: Path, lab: manifest.Lab, timeout: float) -> dict[str, dict]:
+    """One process running the lab's perf tests: {test: what it recorded, or {"problem": why not}}."""
     with tempfile.TemporaryDirectory() as tmp:
-        report = pathlib.Path(tmp) / "out.json"
-        proc = subprocess.run([str(exe), "--gtest_filter=*Perf.*", f"--gtest_output=json:{report}"],
-                              capture_output=True, text=True, timeout=timeout)
-        if not report.exists():
-            raise RuntimeError(f"{exe.name} produced no report (exit {proc.returncode}):\n{proc.stdout[-2000:]}"
-                               f"{proc.stderr[-2000:]}")
-        data = json.loads(report.read_text())
+        r = gtest.run_gtest(exe, ":".join(p.test for p in lab.perf), workdir=Path(tmp), timeout=timeout, env=None,
+                            max_output_bytes=None)
     results = {}
-    for suite in data.get("testsuites", []):
-        for case in suite.get("testsuite", []):
-            name = f"{suite['name']}.{case['name']}"
-            props = {k: case[k] for k in ("ratio", "threshold", "metric", "device") if k in case}
-            props["passed"] = not case.get("failures")
-            props["skipped"] = case.get("result") == "SKIPPED" or "ratio" not in case
-            results[name] = props
+    for perf in lab.perf:
+        case = r.case(perf.test)
+        if not r.ok:
+            results[perf.test] = {"problem": r.problem}
+        elif case is None or case.status == "skipped":
+            results[perf.test] = {"problem": "did not run" if case is None else "skipped"}
+        else:
+            rec, why = gtest.perf_record(case)
+            results[perf.test] = {"problem": why, "failures": case.failures[:1]} if rec is None else {
+                "ratio": rec.ratio, "threshold": rec.threshold, "threshold_section": rec.threshold_section,
+                "metric": rec.metric, "device": rec.device, "result_check": rec.result_check, "verdict": rec.verdict,
+                "test_passed": case.status == "passed"}
     return results
 
 
-def main():
+def suggest(value: float, fraction: float, step: float) -> float:
+    return round(math.floor(value * fraction / step + 1e-9) * step, 6)
+
+
+def tool_output(cmd: list[str]) -> str:
+    try:
+        c = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return c.stdout.strip() if c.returncode == 0 else ""
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", required=True, type=pathlib.Path, help="a CMake build tree with GPU targets")
-    parser.add_argument("--runs", type=int, default=5, help="processes per executable (default 5)")
-    parser.add_argument("--labs", default="", help="comma-separated lab numbers (default: all with thresholds)")
-    parser.add_argument("--json", type=pathlib.Path, help="write the raw numbers here")
+    parser.add_argument("--build", required=True, type=Path, help="a CMake build tree with CUDA and the self-test")
+    parser.add_argument("--runs", type=int, default=5, help="processes per program (default 5)")
+    parser.add_argument("--labs", default="", help="comma-separated lab numbers (default: every lab with [[perf]])")
+    parser.add_argument("--json", type=Path, help="write the raw numbers here")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per process")
+    parser.add_argument("--fraction", type=float, default=0.85, help="mark = this fraction of the slowest passing")
+    parser.add_argument("--step", type=float, default=0.05, help="marks are rounded down to a multiple of this")
     args = parser.parse_args()
 
-    grader_dir = args.build / "grader"
-    if not grader_dir.is_dir():
-        sys.exit(f"calibrate: {grader_dir} does not exist: build the project with CUDA first")
-    labs = sorted(p.stem[3:] for p in (ROOT / "grader" / "thresholds").glob("lab[0-9][0-9].toml"))
-    if args.labs:
-        labs = [lab for lab in labs if lab in args.labs.split(",")]
+    if not (args.build / "grader").is_dir():
+        sys.exit(f"calibrate: {args.build / 'grader'} does not exist: build the project with CUDA first")
+    try:
+        labs = [lab for lab in manifest.load_labs(ROOT) if lab.perf]
+        gpus = manifest.load_gpus(ROOT / "grader" / "course.toml")
+        wanted = {n.strip().zfill(2) for n in args.labs.split(",") if n.strip()}
+        labs = [lab for lab in labs if not wanted or lab.number in wanted]
+        programs = {lab.number: executables(args.build, lab) for lab in labs}
+    except manifest.ManifestError as e:
+        sys.exit(f"calibrate: {e}")
 
-    record = {"date": datetime.date.today().isoformat(), "runs": args.runs, "executables": {}}
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                         capture_output=True, text=True)
-    record["gpu"] = smi.stdout.strip() or "unknown"
-    nvcc = subprocess.run(["nvcc", "--version"], capture_output=True, text=True)
-    record["cuda"] = nvcc.stdout.strip().splitlines()[-1] if nvcc.returncode == 0 else "unknown"
-
-    rows = []
+    record = {"date": datetime.date.today().isoformat(), "runs": args.runs, "executables": {},
+              "gpu": tool_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+              or "unknown",
+              "cuda": (tool_output(["nvcc", "--version"]).splitlines() or ["unknown"])[-1]}
+    rows = []          # (lab, role, program, test, key, ratios, record of the first run)
+    devices = set()
     for lab in labs:
-        exes = [grader_dir / f"solution{lab}_gpu"]
-        exes += sorted(grader_dir.glob(f"lab{lab}_variant_*_gpu"))
-        exes += sorted(grader_dir.glob(f"lab{lab}_catalogue_*_gpu"))
-        for exe in exes:
-            if not exe.exists():
-                print(f"calibrate: missing {exe}", file=sys.stderr)
+        keys = {p.test: p.key for p in lab.perf}
+        for role, exe in programs[lab.number]:
+            if not exe.is_file():
+                print(f"calibrate: missing {exe} (build with COURSE_BUILD_SOLUTIONS=ON and CUDA)", file=sys.stderr)
                 continue
-            runs = [perf_results(exe, args.timeout) for _ in range(args.runs)]
+            runs = [run_once(exe, lab, args.timeout) for _ in range(args.runs)]
             record["executables"][exe.name] = runs
-            for test in runs[0]:
-                ratios = [r[test]["ratio"] for r in runs if test in r and not r[test]["skipped"]]
-                if not ratios:
-                    continue
-                ratios = [float(x) for x in ratios]
-                passes = sum(1 for r in runs if r[test]["passed"])
-                rows.append((exe.name, test, ratios, runs[0][test].get("threshold", "?"), passes))
+            for test, key in keys.items():
+                good = [r[test] for r in runs if "ratio" in r[test]]
+                problems = sorted({r[test]["problem"] for r in runs if "ratio" not in r[test]})
+                if problems:
+                    print(f"calibrate: {exe.name} {test}: {'; '.join(problems)}", file=sys.stderr)
+                if good:
+                    devices.update(g["device"] for g in good if g["device"])
+                    rows.append((lab, role, exe.name, test, key, [g["ratio"] for g in good], good))
             print(f"calibrate: {exe.name} done", file=sys.stderr, flush=True)
 
-    print(f"GPU: {record['gpu']}; {record['cuda']}; {record['date']}; {args.runs} processes per executable\n")
-    print("| executable | test | ratios (one per process) | median | min | threshold | passed |")
-    print("|---|---|---|---|---|---|---|")
-    for exe, test, ratios, threshold, passes in rows:
-        print(f"| {exe} | {test} | {', '.join(f'{r:.3f}' for r in ratios)} | {statistics.median(ratios):.3f} "
-              f"| {min(ratios):.3f} | {float(threshold):.3f} | {passes}/{len(ratios)} |")
+    print(f"GPU: {record['gpu']}; {record['cuda']}; {record['date']}; {args.runs} processes per program\n")
+    print("| program | role | test | ratios (one per process) | median | min | threshold [section] | verdict pass "
+          "| result check pass |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for lab, role, name, test, key, ratios, good in rows:
+        first = good[0]
+        print(f"| {name} | {role} | {test} | {', '.join(f'{r:.3f}' for r in ratios)} | {statistics.median(ratios):.3f} "
+              f"| {min(ratios):.3f} | {first['threshold']:.3f} [{first['threshold_section']}] "
+              f"| {sum(g['verdict'] == 'pass' for g in good)}/{len(good)} "
+              f"| {sum(g['result_check'] == 'pass' for g in good)}/{len(good)} |")
+    print_sections(labs, rows, devices, gpus, args.fraction, args.step)
     if args.json:
         args.json.write_text(json.dumps(record, indent=1))
+    return 0
+
+
+def print_sections(labs, rows, devices: set[str], gpus: dict[str, str], fraction: float, step: float) -> None:
+    """The suggested marks, one [thresholds.gpu.<model>] section per lab, in manifest form."""
+    if len(devices) != 1:
+        print(f"\ncalibrate: no suggestion: the runs report {len(devices)} devices ({', '.join(sorted(devices))})")
+        return
+    device = devices.pop()
+    model = manifest.gpu_key(device)
+    print(f"\n# Suggested marks on {device}: {fraction:.0%} of the slowest kernel that must pass (median of the "
+          f"runs), rounded down to {step:g}.")
+    if model not in gpus:
+        print(f"# First add  {model} = \"{device}\"  under [gpus] in grader/course.toml (a section for a model not "
+              "listed there stops the configure step).")
+    for lab in labs:
+        lines = []
+        for perf in lab.perf:
+            passing = [(statistics.median(r[5]), r[2]) for r in rows if r[0] is lab and r[3] == perf.test
+                       and r[1] == "must pass"]
+            failing = [(statistics.median(r[5]), r[2]) for r in rows if r[0] is lab and r[3] == perf.test
+                       and r[1] == "must fail"]
+            if not passing:
+                lines.append(f"# {perf.key}: no kernel that must pass was measured")
+                continue
+            slowest, name = min(passing)
+            mark = suggest(slowest, fraction, step)
+            now = lab.thresholds.get(f"gpu.{model}", {}).get(perf.key)
+            note = f"slowest that must pass: {name} {slowest:.3f}" + (f"; now {now:g}" if now is not None else "")
+            if failing:
+                fastest, bad = max(failing)
+                note += f"; fastest that must fail: {bad} {fastest:.3f}"
+                if fastest >= mark:
+                    note += " -- NOT SEPARATED: it would pass"
+            lines.append(f"{perf.key} = {mark:.2f}   # {note}")
+        print(f"\n# {lab.path.relative_to(ROOT)}\n[thresholds.gpu.{model}]")
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

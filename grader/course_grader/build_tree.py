@@ -1,0 +1,196 @@
+"""The grading build trees: one configured CMake tree per worker, whose student folder the worker owns.
+
+For each student x lab the lab's file in that folder is replaced and only the lab's test programs are rebuilt; the
+harness, GoogleTest and the CPU backend objects are compiled once per tree and reused. Which programs a lab has, and
+where, comes from the tree itself: CMake writes <tree>/grader/targets/labNN.json =
+{"lab": "NN", "folder": "NN_name", "executables": {"check": path, "cpu": path, "gpu": path}} (the backends the tree
+builds); no target name is spelt here.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import diagnostics, runner, scan
+from .config import Course
+from .manifest import Lab
+from .verdicts import GraderError
+
+MODES = ("check", "cpu", "gpu")
+
+
+@dataclasses.dataclass(frozen=True)
+class Program:
+    """One test executable of a lab: check (CPU backend, instrumented), cpu (CPU backend) or gpu (CUDA)."""
+    mode: str
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def read_targets(tree: Path, lab: Lab) -> dict[str, Path]:
+    """{mode: executable} from <tree>/grader/targets/labNN.json, checked against the lab's manifest."""
+    path = tree / "grader" / "targets" / f"lab{lab.number}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise GraderError(f"{path}: cannot read the lab's test programs ({e}); configure the tree again") from e
+    exes = data.get("executables") if isinstance(data, dict) else None
+    if not isinstance(exes, dict) or data.get("lab") != lab.number or data.get("folder") != lab.folder:
+        raise GraderError(f"{path}: expected {{\"lab\": \"{lab.number}\", \"folder\": \"{lab.folder}\", "
+                          "\"executables\": {...}}")
+    out = {}
+    for mode, exe in exes.items():
+        if mode not in MODES or not isinstance(exe, str) or not Path(exe).is_absolute():
+            raise GraderError(f"{path}: executables.{mode} = {exe!r}: expected one of {', '.join(MODES)} with an "
+                              "absolute path")
+        out[mode] = Path(exe)
+    return out
+
+
+def _cache_value(cache: str, name: str) -> str | None:
+    m = re.search(rf"^{re.escape(name)}:[A-Z]+=(.*)$", cache, re.M)
+    return m.group(1) if m else None
+
+
+class BuildTree:
+    def __init__(self, course: Course, work: Path, index: int, backend: str, labs: tuple[Lab, ...], build_jobs: int):
+        self.course, self.backend, self.labs, self.build_jobs = course, backend, labs, build_jobs
+        self.dir = (work / f"build-{backend}-{index}").resolve()
+        self.student_dir = (work / f"student-{index}").resolve()
+        self.configured = False
+        self.targets: dict[str, dict[str, Path]] = {}   # lab number -> {mode: executable}
+        self.ninja = "ninja"
+
+    def programs(self, lab: Lab) -> list[Program]:
+        """Correctness programs, in the order they run. Check mode (CPU backend, small sizes) runs first where the
+        tree has it (it needs Boost.Context): it reports races, barrier divergence and out-of-bounds accesses that a
+        GPU can hide. The last one is the backend's own program (on the GPU backend, the one that times)."""
+        exes = self.targets[lab.number]
+        modes = (["check"] if "check" in exes else []) + [self.backend]
+        return [Program(m, exes[m]) for m in modes]
+
+    def _reset_lab_sources(self) -> None:
+        """Every lab's skeleton as a placeholder, so the tree configures whatever a student submitted."""
+        for lab in self.labs:
+            dest = self.student_dir / lab.folder
+            dest.mkdir(parents=True, exist_ok=True)
+            for name in lab.files:
+                src = self.course.repo_root / "labs" / lab.folder / name
+                if src.is_file() and not (dest / name).is_file():
+                    shutil.copyfile(src, dest / name)
+
+    def configure(self) -> None:
+        if self.configured:
+            return
+        if not (self.dir / "build.ninja").is_file():
+            print(f"grade.py: configuring and building the grading tree {self.dir} (first time: a few minutes; later "
+                  "runs reuse it)", file=sys.stderr)
+        self._reset_lab_sources()
+        cmd = ["cmake", "-S", str(self.course.repo_root), "-B", str(self.dir), "-G", "Ninja",
+               "-DCMAKE_BUILD_TYPE=Release", f"-DCOURSE_STUDENT_DIR={self.student_dir}",
+               "-DCOURSE_BUILD_SOLUTIONS=OFF", f"-DCOURSE_ENABLE_CUDA={'ON' if self.backend == 'gpu' else 'OFF'}",
+               "-DCOURSE_GPU_TESTS=OFF"]
+        timeout = max(600, self.course.limits.build_seconds)
+        log = self.dir.parent / f"configure-{self.dir.name}.log"
+        c = runner.run(cmd, cwd=self.dir.parent, timeout=timeout, log=log)
+        if c.returncode != 0:
+            raise GraderError(f"configuring the grading build tree failed ({runner.describe_exit(c, timeout)}):\n"
+                              f"{c.output_tail}")
+        cache = (self.dir / "CMakeCache.txt").read_text(errors="replace")
+        if _cache_value(cache, "COURSE_BUILD_SOLUTIONS") != "OFF":
+            raise GraderError("the grading build tree has COURSE_BUILD_SOLUTIONS on")
+        self.ninja = _cache_value(cache, "CMAKE_MAKE_PROGRAM") or "ninja"
+        self.targets = {lab.number: read_targets(self.dir, lab) for lab in self.labs}
+        lacking = [lab.name for lab in self.labs if self.backend not in self.targets[lab.number]]
+        if lacking and self.backend == "cpu":
+            raise GraderError("the CPU backend is not built (Boost.Context missing: sudo apt-get install "
+                              "libboost-context-dev), so nothing can run without a GPU")
+        if lacking:
+            raise GraderError(f"the grading build tree has no GPU program for {', '.join(lacking)} (CUDA not found)")
+        if any("check" not in t for t in self.targets.values()):
+            print("grade.py: no CPU backend in this tree (Boost.Context missing): check mode is skipped, the GPU "
+                  "tests still run", file=sys.stderr)
+        bad = scan.solution_inputs(self.dir, self.course.repo_root / "solutions")
+        if bad:
+            raise GraderError("the grading build tree compiles reference solutions: " + "; ".join(bad))
+        self.configured = True
+
+    def _built_from(self, sources: list[Path]) -> list[Path]:
+        """Every file of the tree that the build made from `sources` (rewritten sources, objects, executables), as
+        the build graph says (ninja -t query, followed output to output)."""
+        seen: set[str] = set()
+        found: list[Path] = []
+        frontier = [str(s) for s in sources]
+        for _ in range(8):  # source -> rewritten source -> object -> executable: a few steps
+            if not frontier:
+                break
+            try:
+                c = subprocess.run([self.ninja, "-C", str(self.dir), "-t", "query", *frontier], capture_output=True,
+                                   text=True, errors="replace", timeout=120)
+            except (OSError, subprocess.TimeoutExpired):
+                break
+            if c.returncode != 0:
+                break
+            frontier = []
+            for out in _query_outputs(c.stdout):
+                path = Path(out) if os.path.isabs(out) else self.dir / out
+                if out in seen or self.dir not in path.parents or not path.is_file():
+                    continue  # phony targets, files outside the tree, artefacts not built yet
+                seen.add(out)
+                if path not in found:  # ninja names some files both relative to the tree and absolute
+                    found.append(path)
+                frontier.append(out)
+        return found
+
+    def build(self, lab: Lab, files: dict[str, bytes]) -> tuple[bool, str]:
+        """Puts the student's files in place and builds the lab's programs. (ok, compiler output tail)."""
+        self.configure()
+        dest = self.student_dir / lab.folder
+        dest.mkdir(parents=True, exist_ok=True)
+        stamp = time.time()
+        for name, data in files.items():
+            target = dest / name
+            target.unlink(missing_ok=True)
+            target.write_bytes(data)
+            os.utime(target, (stamp, stamp))
+        # No artefact of a previous student may survive a failed build: the lab's executables and everything made
+        # from the lab's file(s) are removed, so whatever exists after the build was built from these files.
+        programs = self.programs(lab)
+        for p in programs:
+            p.path.unlink(missing_ok=True)
+        for path in self._built_from([dest / name for name in files]):
+            path.unlink(missing_ok=True)
+        try:
+            outputs = [str(p.path.resolve().relative_to(self.dir)) for p in programs]
+        except ValueError as e:
+            raise GraderError(f"a test program of {lab.name} is outside the build tree {self.dir}: {e}") from e
+        cmd = ["cmake", "--build", str(self.dir), "--target", *outputs, "-j", str(self.build_jobs)]
+        log = self.dir.parent / f"build-{self.dir.name}.log"
+        c = runner.run(cmd, cwd=self.dir.parent, timeout=self.course.limits.build_seconds, log=log, tail_bytes=6000)
+        if c.timed_out:
+            return False, f"the build ran past {self.course.limits.build_seconds:g} s and was stopped"
+        ok = c.returncode == 0 and all(p.path.is_file() for p in programs)
+        return ok, diagnostics.compiler_messages(c.output_tail, self.student_dir)
+
+
+def _query_outputs(text: str) -> list[str]:
+    """The 'outputs:' entries of `ninja -t query` output."""
+    outs, section = [], ""
+    for line in text.splitlines():
+        if not line.startswith(" "):
+            section = ""                         # "<path>:" starts the next queried node
+        elif line.startswith("    ") and section == "outputs":
+            outs.append(line.strip())
+        elif line.startswith("  ") and not line.startswith("   "):
+            section = line.strip().split(":", 1)[0]   # "input: RULE" or "outputs:"
+    return outs

@@ -1,0 +1,240 @@
+"""Grading one student x lab: stage the accepted file(s) -> source scan -> build the lab's programs in a worker's tree
+-> link check -> correctness runs -> (GPU) perf runs with re-measurement near the threshold.
+
+Verdicts come from GoogleTest's JSON reports only (gtest.py): a correctness test's status, and a perf test's recorded
+measurement (result_check, verdict, ratio, threshold). Failure messages and program output are shown to the student
+(diagnostics.py) but never decide anything.
+"""
+from __future__ import annotations
+
+import queue
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from . import diagnostics, gpus, gtest, intake, scan, scoring
+from .build_tree import Program
+from .config import Course
+from .manifest import Lab
+from .verdicts import GpuUnhealthy, LabResult
+
+if TYPE_CHECKING:
+    from .grading import Options
+
+
+class Tree(Protocol):
+    """What grading needs of a build tree (build_tree.BuildTree; the tests use a fake one)."""
+    student_dir: Path
+
+    def build(self, lab: Lab, files: dict[str, bytes]) -> tuple[bool, str]: ...
+
+    def programs(self, lab: Lab) -> list[Program]: ...
+
+
+def _close(a: float, b: float) -> bool:
+    """Equal up to the rounding of a recorded property (the harness writes 6 decimals)."""
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def measurement(r: gtest.GTestRun, name: str) -> scoring.Measurement:
+    """One run of perf test `name`, from what it recorded; `problem` is set when it failed in any way other than
+    being slow (crash, hang, no measurement recorded, wrong result after the timed runs, another check failing)."""
+    if not r.ok:
+        return scoring.Measurement(None, None, r.problem)
+    case = r.case(name)
+    if case is None:
+        return scoring.Measurement(None, None, "the perf test did not run")
+    if case.status == "skipped":
+        return scoring.Measurement(None, None, "the perf test was skipped (no timing possible)")
+    detail = diagnostics.first_failure(case)
+    rec, why = gtest.perf_record(case)
+    if rec is None:
+        if case.status == "failed":
+            return scoring.Measurement(None, None, f"failed before measuring: {detail or why}")
+        return scoring.Measurement(None, None, f"the perf test {why}")
+    if rec.result_check != "pass":
+        return scoring.Measurement(rec.ratio, rec.threshold, "the result was wrong after the timed runs"
+                                   + (f": {detail}" if detail else ""))
+    if (rec.verdict == "pass") != (rec.ratio >= rec.threshold) and not _close(rec.ratio, rec.threshold):
+        return scoring.Measurement(rec.ratio, rec.threshold, f"the perf test recorded verdict {rec.verdict} for ratio "
+                                   f"{rec.ratio:g} against threshold {rec.threshold:g}")
+    if case.status == "failed" and rec.verdict == "pass":
+        return scoring.Measurement(rec.ratio, rec.threshold, f"failed a check during the perf test: {detail}")
+    return scoring.Measurement(rec.ratio, rec.threshold, "", rec.metric, rec.device, rec.verdict == "pass",
+                               rec.threshold_section)
+
+
+def _unexplained_failure(r: gtest.GTestRun) -> bool:
+    """The run crashed, or a test failed other than by a perf test recording that it was slow."""
+    if not r.ok:
+        return True
+    for case in r.cases:
+        if case.status == "failed":
+            rec, _ = gtest.perf_record(case) if case.is_perf else (None, "")
+            if rec is None or rec.result_check != "pass" or rec.verdict != "fail":
+                return True
+    return False
+
+
+class LabGrader:
+    def __init__(self, course: Course, opts: "Options", work: Path, seed: str):
+        self.course, self.opts, self.work, self.seed = course, opts, work, seed
+        self.gpu_pool: queue.Queue[str] = queue.Queue()
+        for g in opts.gpus:
+            self.gpu_pool.put(g)
+        self.health = gpus.HealthProbe(course.repo_root, work)
+        self.gpu_broken = ""
+        self.baselines = scan.baseline_functions(course.labs)
+
+    def gpu_healthy(self, gpu: str) -> bool:
+        return self.health.healthy(gpu)
+
+    def env(self, home: Path, gpu: str | None) -> dict[str, str]:
+        env = {"PATH": "/usr/local/cuda/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
+               "COURSE_SEED": self.seed, "TMPDIR": str(home)}
+        if gpu is not None:
+            env["CUDA_VISIBLE_DEVICES"] = gpu
+        return env
+
+    def scrub(self, text: str) -> str:
+        return text.replace(self.seed, "<secret>") if self.seed else text
+
+    def run_tests(self, exe: Path, gtest_filter: str, where: Path, gpu: str | None) -> gtest.GTestRun:
+        """One test process. After a failure on a GPU, the GPU's health is checked: a broken GPU is not a student's
+        fault (GpuUnhealthy: not graded)."""
+        r = gtest.run_gtest(exe, gtest_filter, workdir=where, timeout=self.course.limits.test_seconds,
+                            env=self.env(where, gpu), max_output_bytes=self.course.limits.max_output_bytes)
+        if gpu is not None and _unexplained_failure(r) and not self.gpu_healthy(gpu):
+            self.gpu_broken = f"GPU {gpu} stopped working after running {exe.name}"
+            raise GpuUnhealthy(self.gpu_broken)
+        return r
+
+    def grade(self, sub: intake.Submission, lab: Lab, tree: Tree) -> LabResult:
+        start = time.monotonic()
+        res = LabResult(sub.student, lab.number, "not-graded", "", correctness_max=lab.correctness_points,
+                        perf_max=lab.performance_points)
+        try:
+            self._grade(sub, lab, tree, res)
+        except GpuUnhealthy as e:
+            res.verdict, res.message = "not-graded", f"{e}; re-run the grader for this student"
+        for path in (tree.student_dir, self.work):  # the grader's folders mean nothing to a student
+            res.message = res.message.replace(f"{path}/", "")
+        res.message = self.scrub(res.message)
+        res.seconds = time.monotonic() - start
+        return res
+
+    def _grade(self, sub: intake.Submission, lab: Lab, tree: Tree, res: LabResult) -> None:
+        if sub.problem:
+            res.verdict, res.message = "rejected", sub.problem
+            return
+        lf = sub.labs.get(lab.number)
+        if lf is None or (lf.problem and lf.problem.startswith("no ")):
+            res.verdict, res.message = "missing", lf.problem if lf else "not submitted"
+            return
+        if lf.problem:
+            res.verdict, res.message = "rejected", lf.problem
+            return
+        intake.stage(sub, lab, self.work / "scratch")
+        problems = []
+        for name, data in lf.files.items():
+            problems += scan.scan_source(name, data.decode("utf-8"), lab, self.course.anticheat, self.baselines)
+        if problems:
+            res.verdict, res.message = "forbidden", "; ".join(problems[:5])
+            return
+        ok, log = tree.build(lab, lf.files)
+        if not ok:
+            res.verdict, res.message = "build-error", log or "the build failed"
+            return
+        programs = tree.programs(lab)
+        for p in programs:
+            bad = scan.forbidden_links(scan.needed_libraries(p.path), self.course.anticheat)
+            if bad:
+                res.verdict, res.message = "forbidden", f"the program links {', '.join(bad)}"
+                return
+
+        where = self.work / "runs" / sub.student / lab.name
+        gpu = self.gpu_pool.get() if self.opts.backend == "gpu" else None
+        try:
+            if self.gpu_broken:
+                raise GpuUnhealthy(self.gpu_broken)
+            if not self._correctness(programs, lab, where, gpu, res):
+                return
+            if self.opts.backend != "gpu":
+                res.verdict = "correct"
+                res.perf_note = "not graded (no GPU): performance is graded on the course GPU"
+                res.message = f"all correctness tests passed on the CPU backend; {res.perf_note}"
+                return
+            self._perf(programs[-1], lab, where, gpu, res)
+        finally:
+            if gpu is not None:
+                self.gpu_pool.put(gpu)
+
+    def _correctness(self, programs: list[Program], lab: Lab, where: Path, gpu: str | None, res: LabResult) -> bool:
+        passed = total = 0
+        for p in programs:
+            r = self.run_tests(p.path, "-*Perf.*", where / p.mode, gpu if p.mode == "gpu" else None)
+            if not r.ok:
+                res.correctness = "fail"
+                res.verdict = "timeout" if r.completed and r.completed.timed_out else "crash"
+                detail = diagnostics.program_output(r.completed.output_tail if r.completed else "")
+                res.message = f"{p.name}: {r.problem}" + (f". {detail}" if detail else "")
+                return False
+            cases = [c for c in r.cases if not c.is_perf]
+            failed = [c for c in cases if c.status == "failed"]
+            if failed:
+                res.correctness = "fail"
+                res.verdict = "wrong"
+                found = diagnostics.findings(failed)
+                res.message = (f"{len(failed)} of {len(cases)} correctness tests failed ({p.name})"
+                               + (f"; the CPU backend found: {found}" if found else "")
+                               + f"; first: {failed[0].full_name}: {diagnostics.first_failure(failed[0])}")
+                return False
+            ran = [c for c in cases if c.status == "passed"]
+            if not ran:
+                res.verdict, res.message = "not-graded", f"{p.name}: no correctness test ran (all skipped?)"
+                return False
+            passed += len(ran)
+            total += len(cases)
+        res.correctness = "pass"
+        res.correctness_score = lab.correctness_points
+        res.message = f"{passed} correctness tests passed"
+        return True
+
+    def _perf(self, program: Program, lab: Lab, where: Path, gpu: str | None, res: LabResult) -> None:
+        """The lab's declared perf tests ([[perf]] in its manifest), each measured again near its threshold."""
+        if not lab.perf:
+            res.verdict, res.perf_note = "correct", "not graded: the lab declares no perf test"
+            res.message += f"; {res.perf_note}"
+            return
+        first = self.run_tests(program.path, ":".join(p.test for p in lab.perf), where / "perf-0", gpu)
+        if not first.ok:
+            res.verdict = "perf-error"
+            res.message += f"; perf: {first.problem}"
+            return
+        fractions, passed, notes = [], [], []
+        worst = None
+        for perf in lab.perf:
+            name = perf.test
+
+            def run_once(i: int, name=name) -> scoring.Measurement:
+                r = first if i == 0 else self.run_tests(program.path, name, where / f"perf-{i}-{name}", gpu)
+                return measurement(r, name)
+
+            v = scoring.measure_perf(run_once, lab.perf_baseline, self.course.remeasure_band,
+                                     self.course.remeasure_runs)
+            if v.problem:
+                res.verdict = "perf-error"
+                res.message += f"; {name}: {v.problem}"
+                return
+            fractions.append(v.fraction)
+            passed.append(v.passed)
+            if worst is None or v.fraction < worst:
+                worst, res.ratio, res.threshold = v.fraction, v.ratio, v.threshold
+            runs = "" if len(v.measurements) == 1 else f" (median of {', '.join(f'{m:.3f}' for m in v.measurements)})"
+            section = f" [{v.section}]" if v.section else ""
+            notes.append(f"{name}: {v.metric or perf.key} = {v.ratio:.3f}{runs}, threshold {v.threshold:.3f}"
+                         f"{section} on {v.device or 'GPU'}")
+        fraction = sum(fractions) / len(fractions)
+        res.perf_score = round(lab.performance_points * fraction, 2)
+        res.verdict = "pass" if all(passed) else "partial" if fraction > 0 else "slow"
+        res.message += "; " + "; ".join(notes)

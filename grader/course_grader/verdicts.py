@@ -1,0 +1,56 @@
+"""What grading one student x lab produces: its verdict (one of VERDICTS), message and points; and the errors that
+stop grading because the grader or the machine is at fault, not a submission."""
+from __future__ import annotations
+
+import dataclasses
+
+# Verdicts, in the order the summary lists them.
+VERDICTS = {
+    "pass": "correct, performance at or above the threshold",
+    "partial": "correct, performance between the baseline and the threshold (partial credit)",
+    "slow": "correct, performance below the baseline",
+    "correct": "correct; performance not graded here (it is graded on the course GPU)",
+    "wrong": "a correctness test failed",
+    "perf-error": "correct, but the perf test failed a check (wrong result after timing, crash, hang)",
+    "crash": "a test program crashed (illegal address, segfault, abort)",
+    "timeout": "a test program ran past the time limit and was killed",
+    "build-error": "the lab file does not compile",
+    "forbidden": "uses a forbidden library, header or call",
+    "rejected": "the submission or the lab file is unusable (size, name, encoding, duplicates)",
+    "missing": "the lab file is not in the submission",
+    "not-graded": "the grader could not grade it (infrastructure problem: not the student's fault)",
+}
+PROBLEM_VERDICTS = {"wrong", "perf-error", "crash", "timeout", "build-error", "forbidden", "rejected", "not-graded"}
+
+
+@dataclasses.dataclass
+class LabResult:
+    student: str
+    lab: str                       # "01"
+    verdict: str
+    message: str
+    correctness: str = "n/a"       # "pass", "fail", "n/a"
+    ratio: float | None = None
+    threshold: float | None = None
+    correctness_score: float = 0.0
+    perf_score: float = 0.0
+    correctness_max: float = 0.0
+    perf_max: float = 0.0
+    perf_note: str = ""
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return round(self.correctness_score + self.perf_score, 2)
+
+    @property
+    def max_score(self) -> float:
+        return self.correctness_max + self.perf_max
+
+
+class GraderError(Exception):
+    """A problem of the grader or the machine (not of a submission): grading stops."""
+
+
+class GpuUnhealthy(GraderError):
+    """The GPU stopped working: the lab being graded is not graded, and neither is any later one on that GPU."""
