@@ -11,7 +11,10 @@ On the way it
   * expands code includes: a line `<!-- include: PATH:NAME -->` is followed by a fenced block holding the lines
     between `// [docs:NAME]` and `// [/docs:NAME]` in PATH (relative to the repository root; `# [docs:NAME]`
     in Python/CMake). Without `:NAME` the whole file is included. Marker lines of other regions and the lines
-    that open and close a lab's TODO region (`// TODO(labNN): ...`, `// END TODO`) are left out of the block;
+    that open and close a lab's TODO region (`// TODO(labNN): ...`, `// END TODO`) are left out of the block.
+    PATH may also name an entry of a lab's catalogue of known-wrong kernels,
+    `grader/labs/NN_name/catalogue.toml#ENTRY`: the block then comes from the mutant that entry makes of the lab's
+    solution (built by grader/course_grader/manifest.py, as CMake builds it), whole or by region as for a file;
   * rewrites relative links so they work on the site (`../../docs/tiling.md` -> `../tiling.md` in a handout)
     and turns links to repository files that are not pages (`../../solutions/...`) into `code text`, or into
     links to --repo-url if one is given (or `repo_url:` is set in mkdocs.yml);
@@ -53,6 +56,8 @@ TODO_LINE = re.compile(r"^\s*(?://|#)\s*(?:TODO\([^)]*\)|END TODO\b)")
 LANGUAGES = {".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".cc": "cpp", ".h": "cpp", ".hpp": "cpp",
              ".py": "python", ".cmake": "cmake", ".txt": "cmake", ".json": "json", ".sh": "bash"}
 LAB_README = re.compile(r"^labs/(?P<lab>\d\d_[A-Za-z0-9_]+)/README\.md$")
+# An include of a catalogue entry: the mutant grader/course_grader/manifest.py builds from the lab's solution.
+CATALOGUE_ENTRY = re.compile(r"^(?P<toml>grader/labs/[^/#]+/catalogue\.toml)#(?P<entry>[^:#]*)$")
 
 
 class SiteError(Exception):
@@ -79,13 +84,59 @@ def site_pages(root):
 
 # ------------------------------------------------------------------------------------------------- includes
 
-def extract_region(root, spec):
-    """The text a spec `PATH` or `PATH:NAME` names, dedented, ending in a newline. Raises SiteError."""
-    path, _, name = spec.partition(":")
+def _manifest():
+    """grader/course_grader/manifest.py of this checkout (imported on first use: it needs Python 3.11's tomllib)."""
+    grader = str(ROOT / "grader")
+    if grader not in sys.path:
+        sys.path.insert(0, grader)
+    try:
+        from course_grader import manifest
+    except ImportError as e:
+        raise SiteError(f"cannot import course_grader.manifest from {grader} to build a catalogue entry: {e}") from e
+    return manifest
+
+
+def mutant_source(root, path):
+    """(text, file name) of the mutant a `grader/labs/NN_name/catalogue.toml#ENTRY` names. Raises SiteError."""
+    match = CATALOGUE_ENTRY.match(path)
+    toml, entry = match.group("toml"), match.group("entry")
+    if not (root / toml).is_file():
+        raise SiteError(f"included catalogue {toml} does not exist")
+    manifest = _manifest()
+    try:
+        gpus = manifest.load_gpus(root / "grader" / "course.toml")
+        lab = manifest.load_lab((root / toml).with_name("lab.toml"), gpus)
+        mutants = manifest.load_catalogue(lab, root)
+    except manifest.ManifestError as e:
+        raise SiteError(f"cannot build the entries of {toml}: {e}") from e
+    for mutant in mutants:
+        if mutant.name == entry:
+            return mutant.text, mutant.file
+    known = ", ".join(m.name for m in mutants) or "none"
+    raise SiteError(f"{toml} has no entry '{entry}' (its entries: {known})")
+
+
+def read_source(root, path):
+    """(text, file name for the block's language) of an include's PATH: a repository file or a catalogue entry."""
+    if CATALOGUE_ENTRY.match(path):
+        return mutant_source(root, path)
     source = root / path
     if not source.is_file():
         raise SiteError(f"included file {path} does not exist")
-    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    return source.read_text(encoding="utf-8"), path
+
+
+def extract_region(root, spec):
+    """The text a spec `PATH` or `PATH:NAME` names, dedented, ending in a newline. Raises SiteError."""
+    return include(root, spec)[0]
+
+
+def include(root, spec):
+    """(region text, block language) for a spec `PATH` or `PATH:NAME`. Raises SiteError."""
+    path, _, name = spec.partition(":")
+    text, file_name = read_source(root, path)
+    lang = LANGUAGES.get(Path(file_name).suffix, "text")
+    lines = text.splitlines(keepends=True)
     if not name:
         body = [line for line in lines if not MARKER.match(line) and not TODO_LINE.match(line)]
     else:
@@ -107,7 +158,7 @@ def extract_region(root, spec):
     text = _dedent(body).strip("\n")
     if not text:
         raise SiteError(f"region {spec} is empty")
-    return text + "\n"
+    return text + "\n", lang
 
 
 def _dedent(lines):
@@ -123,10 +174,11 @@ def _dedent(lines):
     return "".join(out)
 
 
-def render_block(spec, body):
-    """A fenced block for the region; the fence is longer than any backtick run inside."""
-    path = spec.partition(":")[0]
-    lang = LANGUAGES.get(Path(path).suffix, "text")
+def render_block(spec, body, lang=None):
+    """A fenced block for the region; the fence is longer than any backtick run inside. The language comes from
+    the spec's file name unless given (a catalogue entry's comes from its mutant's file)."""
+    if lang is None:
+        lang = LANGUAGES.get(Path(spec.partition(":")[0]).suffix, "text")
     fence = "```"
     while fence in body:
         fence += "`"
@@ -167,7 +219,7 @@ def expand_includes(text, root, where):
             continue
         spec = match.group("spec")
         try:
-            block = render_block(spec, extract_region(root, spec))
+            block = render_block(spec, *include(root, spec))
         except SiteError as e:
             errors.append(f"{where}:{i}: {e}")
             continue
@@ -400,6 +452,7 @@ def snapshot(root):
     """Modification times of every source the site is staged from."""
     paths = list((root / "docs").rglob("*")) + list((root / "labs").glob("*/README.md"))
     paths += [p for top in ("solutions", "labs", "common") for p in (root / top).rglob("*") if p.suffix in LANGUAGES]
+    paths += list((root / "grader" / "labs").glob("*/*.toml"))  # catalogue entries are built from these
     return {str(p): p.stat().st_mtime for p in paths if p.is_file()}
 
 

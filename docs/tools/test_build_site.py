@@ -281,6 +281,91 @@ class CheckAndUpdateTest(RepoTest):
         self.assertIn("nav page labs/05_stencil.md does not exist yet", out.getvalue())
 
 
+
+LAB_TOML = """\
+[lab]
+title = "matAdd"
+files = ["matadd.cu"]
+interface = "lab01_matadd.h"
+launchers = ["matadd"]
+tests = ["test.cpp"]
+baselines = []
+variants = []
+
+[points]
+correctness = 6
+performance = 4
+perf_baseline = 0.35
+"""
+
+CATALOGUE_TOML = """\
+[[mutant]]
+name = "no_guard"
+mistake = "The bounds guard is missing."
+expect = "out-of-bounds"
+at = "c[i] = a[i];"
+[[mutant.edit]]
+find = "    if (i < n) c[i] = a[i];\\n"
+replace = "    // [docs:bug]\\n    c[i] = a[i];  // BUG: no guard\\n    // [/docs:bug]\\n"
+"""
+
+NO_GUARD_BLOCK = """\
+```cuda
+__global__ void add_kernel(const float* a, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    c[i] = a[i];  // BUG: no guard
+}
+```
+"""
+
+
+class CatalogueIncludeTest(RepoTest):
+    """`PATH#ENTRY[:NAME]` with PATH a lab's catalogue.toml: the mutant course_grader.manifest builds."""
+    files = {"mkdocs.yml": "site_name: Course\nnav:\n  - Home: index.md\n",
+             "grader/course.toml": "[gpus]\n",
+             "grader/labs/01_matadd/lab.toml": LAB_TOML,
+             "grader/labs/01_matadd/lab01_matadd.h": "",
+             "grader/labs/01_matadd/test.cpp": "",
+             "grader/labs/01_matadd/catalogue.toml": CATALOGUE_TOML,
+             "solutions/01_matadd/matadd.cu": KERNEL_SOURCE,
+             "docs/index.md": "# Home\n<!-- include: grader/labs/01_matadd/catalogue.toml#no_guard:kernel -->\n"
+                              + NO_GUARD_BLOCK}
+    SPEC = "grader/labs/01_matadd/catalogue.toml#no_guard"
+
+    def test_region_of_the_mutant(self):
+        self.assertEqual(bs.render_block(self.SPEC + ":kernel", *bs.include(self.root, self.SPEC + ":kernel")),
+                         NO_GUARD_BLOCK)
+
+    def test_marker_added_by_the_edit_and_whole_mutant(self):
+        self.assertEqual(bs.extract_region(self.root, self.SPEC + ":bug"), "c[i] = a[i];  // BUG: no guard\n")
+        whole, lang = bs.include(self.root, self.SPEC)
+        self.assertEqual(lang, "cuda")
+        self.assertTrue(whole.startswith("#include <cstdio>\n__global__ void add_kernel"), whole)
+        self.assertNotIn("[docs:", whole)
+
+    def test_check_passes_then_a_changed_edit_is_stale_until_update(self):
+        self.assertEqual(bs.check(self.root), [])
+        self.repo.write("grader/labs/01_matadd/catalogue.toml", CATALOGUE_TOML.replace("no guard", "unguarded"))
+        problems = bs.check(self.root)
+        self.assertEqual(len(problems), 1)
+        self.assertIn(f"docs/index.md:2: the block differs from {self.SPEC}:kernel", problems[0])
+        self.assertEqual(bs.update(self.root), (["docs/index.md"], []))
+        self.assertIn("// BUG: unguarded", self.repo.read("docs/index.md"))
+        self.assertEqual(bs.check(self.root), [])
+
+    def test_unknown_entry_broken_edit_and_missing_catalogue_are_errors(self):
+        with self.assertRaisesRegex(bs.SiteError, "has no entry 'nope' \\(its entries: no_guard\\)"):
+            bs.extract_region(self.root, "grader/labs/01_matadd/catalogue.toml#nope:kernel")
+        with self.assertRaisesRegex(bs.SiteError, "included catalogue grader/labs/02_x/catalogue.toml does not"):
+            bs.extract_region(self.root, "grader/labs/02_x/catalogue.toml#no_guard")
+        self.repo.write("solutions/01_matadd/matadd.cu", KERNEL_SOURCE.replace("if (i < n) ", "if (i >= n) return;\n"))
+        with self.assertRaisesRegex(bs.SiteError, "mutant 'no_guard': edit 1 no longer applies"):
+            bs.extract_region(self.root, self.SPEC + ":kernel")
+        problems = bs.check(self.root)
+        self.assertEqual(len(problems), 1)
+        self.assertIn("docs/index.md:2: cannot build the entries of grader/labs/01_matadd/catalogue.toml", problems[0])
+
+
 class SiteConfigTest(unittest.TestCase):
     def test_nav_pages_listed_with_lines(self):
         self.assertEqual([p for _, p in bs.nav_pages(MKDOCS_YML)],
