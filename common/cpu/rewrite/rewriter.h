@@ -15,7 +15,7 @@ enum class Mode { fast, check };
 //  - __shared__ T a[N];             -> static thread_local T a[N];
 //  - extern __shared__ T s[];       -> T* const s = ::course_cpu::dynamic_shared<T>();
 //  - check mode: subscripts of shared arrays and pointer parameters inside
-//    __global__/__device__ functions -> COURSE_SH(a, __LINE__)[i] / COURSE_GL(p, __LINE__)[i]
+//    __global__/__device__ functions -> COURSE_CHECKED(a, __LINE__)[i]
 std::string rewrite(std::string_view source, const std::string& path, Mode mode);
 
 }  // namespace course_rewrite

@@ -93,13 +93,11 @@ cudaDeviceProp make_properties() {
   p.regsPerMultiprocessor = 65536;
   p.warpSize = 32;
   p.memPitch = 2147483647;
-  p.maxThreadsPerBlock = 1024;
-  p.maxThreadsDim[0] = 1024;
-  p.maxThreadsDim[1] = 1024;
-  p.maxThreadsDim[2] = 64;
-  p.maxGridSize[0] = 2147483647;
-  p.maxGridSize[1] = 65535;
-  p.maxGridSize[2] = 65535;
+  p.maxThreadsPerBlock = static_cast<int>(kMaxThreadsPerBlock);
+  for (int d = 0; d < 3; ++d) {
+    p.maxThreadsDim[d] = static_cast<int>(kMaxBlockDim[d]);
+    p.maxGridSize[d] = static_cast<int>(kMaxGridDim[d]);
+  }
   p.clockRate = 1000000;  // nominal, kHz
   p.totalConstMem = 65536;
   p.major = 0;  // 0.0: nobody should mistake this for a GPU
@@ -116,18 +114,17 @@ cudaDeviceProp make_properties() {
   p.l2CacheSize = 4 * 1024 * 1024;
   return p;
 }
+
+// Stores a query's answer; cudaErrorInvalidValue if there is nowhere to store it.
+cudaError_t give(int* out, int value) {
+  if (out == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *out = value;
+  return cudaSuccess;
+}
 }  // namespace
 
-cudaError_t cudaGetDeviceCount(int* count) {
-  if (count == nullptr) return set_last_error(cudaErrorInvalidValue);
-  *count = 1;
-  return cudaSuccess;
-}
-cudaError_t cudaGetDevice(int* device) {
-  if (device == nullptr) return set_last_error(cudaErrorInvalidValue);
-  *device = 0;
-  return cudaSuccess;
-}
+cudaError_t cudaGetDeviceCount(int* count) { return give(count, 1); }
+cudaError_t cudaGetDevice(int* device) { return give(device, 0); }
 cudaError_t cudaSetDevice(int device) {
   return device == 0 ? cudaSuccess : set_last_error(cudaErrorInvalidDevice);
 }
@@ -180,16 +177,8 @@ cudaError_t cudaDeviceReset() {
   reset_errors();
   return cudaSuccess;
 }
-cudaError_t cudaRuntimeGetVersion(int* v) {
-  if (v == nullptr) return set_last_error(cudaErrorInvalidValue);
-  *v = CUDART_VERSION;
-  return cudaSuccess;
-}
-cudaError_t cudaDriverGetVersion(int* v) {
-  if (v == nullptr) return set_last_error(cudaErrorInvalidValue);
-  *v = CUDART_VERSION;
-  return cudaSuccess;
-}
+cudaError_t cudaRuntimeGetVersion(int* v) { return give(v, CUDART_VERSION); }
+cudaError_t cudaDriverGetVersion(int* v) { return give(v, CUDART_VERSION); }
 
 // Streams: work is done when it is submitted, so a stream is only a handle.
 struct CUstream_st {

@@ -42,6 +42,11 @@ std::size_t fiber_stack_bytes();  // COURSE_CPU_STACK_KB, default 256 KiB
 std::size_t dynamic_shared_limit(const void* kernel);
 constexpr std::size_t kDefaultSharedPerBlock = 48 * 1024;
 constexpr std::size_t kMaxSharedPerBlockOptin = 227 * 1024;
+// CUDA's launch limits: what a launch is checked against (launch_config.cpp)
+// and what cudaGetDeviceProperties reports.
+constexpr unsigned kMaxThreadsPerBlock = 1024;
+constexpr unsigned kMaxBlockDim[3] = {1024, 1024, 64};
+constexpr unsigned kMaxGridDim[3] = {2147483647u, 65535, 65535};
 
 // ---- diagnostics (diagnostics.cpp) ----------------------------------------------
 // Formatting helpers used in messages.

@@ -1,6 +1,7 @@
 // CPU backend of the course: the block scheduler's data structures, shared by
-// scheduler.cpp (fibers, barriers, warp rendezvous), check.cpp (check mode)
-// and fault_handler.cpp (naming the faulting CUDA thread).
+// scheduler.cpp (running blocks as fibers), block_sync.cpp (barriers, warp
+// rendezvous), the check_*.cpp files (check mode) and fault_handler.cpp
+// (naming the faulting CUDA thread).
 #pragma once
 
 #include <boost/context/fiber.hpp>
@@ -8,38 +9,16 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <course_cpu/check.h>
 #include <course_cpu/device_functions.h>
 
 #include "internal.h"
+#include "stack_pool.h"
 
 namespace course_cpu::detail {
-
-// Fiber stacks are mmap'ed once per worker, with a guard page below each, and
-// reused for every thread of every block the worker runs.
-class StackPool {
- public:
-  explicit StackPool(std::size_t stack_bytes);
-  ~StackPool();
-  boost::context::stack_context allocate();
-  void deallocate(boost::context::stack_context& sctx) noexcept;
-  // The stack whose guard page contains p, if any (for the fault handler).
-  bool in_guard_page(const void* p) const;
-
- private:
-  std::size_t stack_bytes_;  // usable size, without the guard page
-  std::vector<void*> free_;  // stack tops ready for reuse
-  std::vector<void*> maps_;  // every mapping (guard page first)
-};
-
-// The allocator handed to boost::context::fiber (copied into each fiber).
-struct PooledStack {
-  StackPool* pool;
-  boost::context::stack_context allocate() { return pool->allocate(); }
-  void deallocate(boost::context::stack_context& sctx) noexcept { pool->deallocate(sctx); }
-};
 
 enum class ThreadState : std::uint8_t { runnable, at_barrier, at_warp, exited };
 
@@ -62,7 +41,7 @@ struct ThreadSlot {
   int arg = 0, width = 32;
 };
 
-struct CheckState;  // check.cpp
+struct CheckState;  // check_state.h
 
 // The block a worker is running, reused from block to block.
 struct BlockRun {
@@ -104,7 +83,22 @@ extern constinit thread_local ThreadSlot* tl_slot;
 // Which kernel is running (for the fault handler); null between launches.
 extern const LaunchSite* volatile g_running_site;
 
-// check.cpp: hooks the scheduler calls for check-mode launches.
+// scheduler.cpp
+std::string block_text(const Worker& w);  // the running block's index, "(3,0)"
+// Reports a finding that stops the running block (its fibers are unwound).
+void fail_block(Worker& w, const char* category, int line, std::string message);
+
+// block_sync.cpp: completes the warp rendezvous whose lanes are all present /
+// releases the block barrier. False: nothing can run any more (divergence).
+bool resolve_warps(Worker& w);
+bool release_barrier(Worker& w);
+
+// launch_config.cpp: why a launch configuration is invalid ("" and
+// cudaSuccess in *code if it is valid).
+std::string validation_error(dim3 grid, dim3 block, std::size_t shmem, std::size_t shmem_limit,
+                             cudaError_t* code);
+
+// check_state.cpp, check_banks.cpp: hooks the scheduler calls for check-mode launches.
 void check_begin_launch(Worker& w);
 void check_begin_block(Worker& w);
 void check_end_epoch(Worker& w);  // a __syncthreads() released, or the block ended

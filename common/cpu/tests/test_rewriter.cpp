@@ -107,14 +107,14 @@ TEST(Rewriter, AutoFromACheckedSubscriptIsAValue) {
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
-  EXPECT_TRUE(contains(out, "auto v = ::course_cpu::check::value(COURSE_SH(s, __LINE__)[0] + 1), "
-                            "w = ::course_cpu::check::value(COURSE_GL(p, __LINE__)[n]);"))
+  EXPECT_TRUE(contains(out, "auto v = ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0] + 1), "
+                            "w = ::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[n]);"))
       << out;
-  EXPECT_TRUE(contains(out, "const auto c = ::course_cpu::check::value((COURSE_SH(s, __LINE__)[1]));")) << out;
-  EXPECT_TRUE(contains(out, "const auto& r = COURSE_SH(s, __LINE__)[2];")) << out;
+  EXPECT_TRUE(contains(out, "const auto c = ::course_cpu::check::value((COURSE_CHECKED(s, __LINE__)[1]));")) << out;
+  EXPECT_TRUE(contains(out, "const auto& r = COURSE_CHECKED(s, __LINE__)[2];")) << out;
   EXPECT_TRUE(contains(out, "auto q = n;")) << out;
   // A comma that may separate template arguments: left alone (f's result is a value anyway).
-  EXPECT_TRUE(contains(out, "auto t = f<int, 2>(COURSE_SH(s, __LINE__)[3]);")) << out;
+  EXPECT_TRUE(contains(out, "auto t = f<int, 2>(COURSE_CHECKED(s, __LINE__)[3]);")) << out;
 }
 
 TEST(Rewriter, MultiLineLaunchKeepsLines) {
@@ -164,10 +164,13 @@ TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
       "void host(float* a) { a[0] = 1; }\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
-  EXPECT_TRUE(contains(out, "COURSE_SH(As, __LINE__)[threadIdx.y][threadIdx.x] = COURSE_GL(a, __LINE__)[n];")) << out;
-  EXPECT_TRUE(contains(out, "COURSE_SH(dyn, __LINE__)[1] += COURSE_SH(As, __LINE__)[0][sizeof(As[0]) / 4];")) << out;
-  EXPECT_TRUE(contains(out, "COURSE_GL(out, __LINE__)[0] = s.v[1] + reinterpret_cast<const float4*>(a)[0].x;")) << out;
-  EXPECT_TRUE(contains(out, "float* p = &COURSE_SH(As, __LINE__)[0][0];")) << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED(As, __LINE__)[threadIdx.y][threadIdx.x] = COURSE_CHECKED(a, __LINE__)[n];"))
+      << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED(dyn, __LINE__)[1] += COURSE_CHECKED(As, __LINE__)[0][sizeof(As[0]) / 4];"))
+      << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED(out, __LINE__)[0] = s.v[1] + reinterpret_cast<const float4*>(a)[0].x;"))
+      << out;
+  EXPECT_TRUE(contains(out, "float* p = &COURSE_CHECKED(As, __LINE__)[0][0];")) << out;
   EXPECT_TRUE(contains(out, "static thread_local float As[TILE][TILE + 1]; ::course_cpu::check::declare_shared(As);"))
       << out;
   EXPECT_TRUE(contains(out, "void host(float* a) { a[0] = 1; }")) << out;  // host code is not instrumented

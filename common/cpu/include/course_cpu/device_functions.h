@@ -1,6 +1,6 @@
 // CPU backend of the course: CUDA device intrinsics for host C++.
 // Barriers and warp operations are implemented by the fiber scheduler
-// (src/scheduler.cpp); the macros pass the caller's __LINE__ so diagnostics
+// (src/block_sync.cpp); the macros pass the caller's __LINE__ so diagnostics
 // can name the barrier.
 #pragma once
 
@@ -116,6 +116,15 @@ inline T atomic_update(T* address, F f) {
 }
 }  // namespace course_cpu::detail
 
+// atomicMax/atomicMin, for integer and floating-point types alike.
+#define COURSE_CPU_ATOMIC_MINMAX(T)                                                              \
+  inline T atomicMax(T* a, T v) {                                                              \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; });         \
+  }                                                                                            \
+  inline T atomicMin(T* a, T v) {                                                              \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; });         \
+  }
+
 #define COURSE_CPU_ATOMIC_INT(T)                                                                 \
   inline T atomicAdd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_add(v); }                \
   inline T atomicSub(T* a, T v) { return std::atomic_ref<T>(*a).fetch_sub(v); }                \
@@ -123,12 +132,7 @@ inline T atomic_update(T* address, F f) {
   inline T atomicAnd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_and(v); }                \
   inline T atomicOr(T* a, T v) { return std::atomic_ref<T>(*a).fetch_or(v); }                  \
   inline T atomicXor(T* a, T v) { return std::atomic_ref<T>(*a).fetch_xor(v); }                \
-  inline T atomicMax(T* a, T v) {                                                              \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; });         \
-  }                                                                                            \
-  inline T atomicMin(T* a, T v) {                                                              \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; });         \
-  }                                                                                            \
+  COURSE_CPU_ATOMIC_MINMAX(T)                                                                  \
   inline T atomicCAS(T* a, T compare, T v) {                                                   \
     std::atomic_ref<T>(*a).compare_exchange_strong(compare, v);                                \
     return compare;                                                                            \
@@ -147,15 +151,11 @@ COURSE_CPU_ATOMIC_INT(long long)
     return ::course_cpu::detail::atomic_update(a, [v](T o) { return o - v; });                 \
   }                                                                                            \
   inline T atomicExch(T* a, T v) { return std::atomic_ref<T>(*a).exchange(v); }                \
-  inline T atomicMax(T* a, T v) {                                                              \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; });         \
-  }                                                                                            \
-  inline T atomicMin(T* a, T v) {                                                              \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; });         \
-  }
+  COURSE_CPU_ATOMIC_MINMAX(T)
 COURSE_CPU_ATOMIC_FLOAT(float)
 COURSE_CPU_ATOMIC_FLOAT(double)
 #undef COURSE_CPU_ATOMIC_FLOAT
+#undef COURSE_CPU_ATOMIC_MINMAX
 
 inline unsigned int atomicInc(unsigned int* a, unsigned int limit) {
   return course_cpu::detail::atomic_update(

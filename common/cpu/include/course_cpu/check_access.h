@@ -1,0 +1,65 @@
+// CPU backend of the course, check mode: what one checked access is, and the
+// runtime's entry points for it (src/check_record.cpp, src/check_state.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace course_cpu::check {
+
+enum class Access : unsigned char { none = 0, read = 1, write = 2, read_write = 3 };
+
+inline bool reads(Access kind) { return kind == Access::read || kind == Access::read_write; }
+inline bool writes(Access kind) { return kind == Access::write || kind == Access::read_write; }
+
+constexpr int kMaxDims = 4;
+
+// Where a checked subscript is written: one static object per source location.
+// `id` is 0 until the runtime first sees the site, then a small dense number
+// that indexes per-worker tables (written once, under a lock).
+struct Site {
+  const char* var;
+  const char* file;
+  int line;
+  int id;
+};
+
+// Extents of an array type, as a static table (so views stay small).
+template <class A>
+struct Extents {
+  static constexpr long long value[kMaxDims] = {
+      static_cast<long long>(std::extent_v<A, 0>), static_cast<long long>(std::extent_v<A, 1>),
+      static_cast<long long>(std::extent_v<A, 2>), static_cast<long long>(std::extent_v<A, 3>)};
+};
+
+// Everything the slow path needs to know about one access.
+struct AccessInfo {
+  const Site* site;
+  const void* base;               // the array's first byte, or the pointer's value
+  const void* addr;               // the element accessed
+  const long long* extent;        // arrays only: each dimension's size
+  std::uint32_t array_bytes;      // arrays only
+  std::uint16_t elem_size;
+  bool is_array;                  // a static __shared__ array, else a pointer
+  signed char ndims;              // subscripts applied so far
+  signed char bad_dim;            // first subscript outside its extent, or -1
+  long long index[kMaxDims];      // subscript values
+};
+
+// The slow path: checks and records one access and reports what is wrong;
+// false means "do not perform it" (it was out of bounds, or the pointer is
+// not a device pointer). Defined in src/check_record.cpp.
+bool record(const AccessInfo& info, Access kind);
+// Storage that absorbs accesses that must not happen.
+void* scratch(std::size_t bytes);
+// Makes a static __shared__ array known to the running block, so pointers into
+// it (passed to __device__ functions) are recognized as shared memory. The
+// rewriter emits a call right after each such declaration in check mode.
+void declare_shared_region(const void* base, std::size_t bytes);
+template <class A>
+inline void declare_shared(A& array) {
+  declare_shared_region(&array, sizeof(A));
+}
+
+}  // namespace course_cpu::check

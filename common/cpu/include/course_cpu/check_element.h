@@ -1,0 +1,169 @@
+// CPU backend of the course, check mode: the element a checked subscript
+// chain ends at. Converting an ElemRef to T is a read, assigning to it a
+// write, `+=`/`++`/... a read and a write; each first tries the fast path
+// (check_fast_path.h), then check::record().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include <course_cpu/check_access.h>
+#include <course_cpu/check_fast_path.h>
+
+namespace course_cpu::check {
+
+// Where an element of a static __shared__ array (Root) is.
+template <class Root>
+struct ArrayLoc {
+  static_assert(std::rank_v<Root> <= kMaxDims, "check mode supports shared arrays of at most 4 dimensions");
+  static constexpr int kRank = static_cast<int>(std::rank_v<Root>);
+  const Site* site;
+  const Root* root;
+  unsigned bad;  // bit d: subscript d is outside its extent
+  long long index[kRank];
+
+  template <std::size_t Size>
+  bool fast(const void* p, Access kind) const {
+    return fast_static<Size>(site, root, p, bad != 0, kind);
+  }
+  AccessInfo info(const void* p, std::size_t elem_size) const {
+    AccessInfo i;
+    i.site = site;
+    i.base = root;
+    i.addr = p;
+    i.extent = Extents<Root>::value;
+    i.array_bytes = static_cast<std::uint32_t>(sizeof(Root));
+    i.elem_size = static_cast<std::uint16_t>(elem_size);
+    i.is_array = true;
+    i.ndims = static_cast<signed char>(kRank);
+    i.bad_dim = bad ? static_cast<signed char>(__builtin_ctz(bad)) : -1;
+    for (int d = 0; d < kRank; ++d) i.index[d] = index[d];
+    return i;
+  }
+};
+
+// Where an element behind a pointer is.
+template <class T>
+struct PointerLoc {
+  const Site* site;
+  const T* base;
+  long long index;
+
+  template <std::size_t Size>
+  bool fast(const void* p, Access kind) const {
+    return fast_pointer<Size>(site, base, p, kind);
+  }
+  AccessInfo info(const void* p, std::size_t elem_size) const {
+    AccessInfo i;
+    i.site = site;
+    i.base = base;
+    i.addr = p;
+    i.extent = nullptr;
+    i.array_bytes = 0;
+    i.elem_size = static_cast<std::uint16_t>(elem_size);
+    i.is_array = false;
+    i.ndims = 1;
+    i.bad_dim = -1;
+    i.index[0] = index;
+    return i;
+  }
+};
+
+template <class T, class Loc>
+class ElemRef {
+  using V = std::remove_cv_t<T>;
+
+ public:
+  using course_cpu_value_type = V;
+
+  ElemRef(const Loc& loc, T* p) : loc_(loc), p_(p) {}
+  ElemRef(const ElemRef&) = default;
+
+  operator V() const { return load(); }
+  T* operator&() const { return p_; }
+
+  ElemRef& operator=(const ElemRef& other) {
+    const V v = other.load();
+    store(v);
+    return *this;
+  }
+  template <class U>
+  ElemRef& operator=(const U& value) {
+    const V v = static_cast<V>(value);
+    store(v);
+    return *this;
+  }
+
+#define COURSE_CPU_COMPOUND(op)                                                  \
+  template <class U>                                                           \
+  ElemRef& operator op##=(const U& value) {                                    \
+    const auto rhs = static_cast<typename value_of_t<U>::type>(value);         \
+    if (ok(Access::read_write)) *p_ = static_cast<V>(*p_ op rhs);              \
+    return *this;                                                              \
+  }
+  COURSE_CPU_COMPOUND(+)
+  COURSE_CPU_COMPOUND(-)
+  COURSE_CPU_COMPOUND(*)
+  COURSE_CPU_COMPOUND(/)
+  COURSE_CPU_COMPOUND(%)
+  COURSE_CPU_COMPOUND(&)
+  COURSE_CPU_COMPOUND(|)
+  COURSE_CPU_COMPOUND(^)
+  COURSE_CPU_COMPOUND(<<)
+  COURSE_CPU_COMPOUND(>>)
+#undef COURSE_CPU_COMPOUND
+
+  ElemRef& operator++() { return *this += 1; }
+  ElemRef& operator--() { return *this -= 1; }
+  V operator++(int) { return post_step(1); }
+  V operator--(int) { return post_step(-1); }
+
+ private:
+  template <class U, class = void>
+  struct value_of_t { using type = U; };
+  template <class U>
+  struct value_of_t<U, std::void_t<typename U::course_cpu_value_type>> {
+    using type = typename U::course_cpu_value_type;
+  };
+
+  bool ok(Access kind) const {
+    if (loc_.template fast<sizeof(T)>(p_, kind)) [[likely]]
+      return true;
+    return slow(kind);
+  }
+  [[gnu::noinline, gnu::cold]] bool slow(Access kind) const { return record(loc_.info(p_, sizeof(T)), kind); }
+
+  V load() const { return ok(Access::read) ? static_cast<V>(*p_) : V{}; }
+  void store(const V& v) {
+    if (ok(Access::write)) *p_ = v;
+  }
+  // x++ (step 1) and x-- (step -1): the old value.
+  V post_step(int step) {
+    V old{};
+    if (ok(Access::read_write)) {
+      old = *p_;
+      *p_ = static_cast<V>(step > 0 ? old + 1 : old - 1);
+    }
+    return old;
+  }
+
+  Loc loc_;
+  T* p_;
+};
+
+// The element of a subscript chain: arithmetic types get a tracking proxy;
+// class types (float4, structs) a plain reference, bounds-checked only, so
+// member access `s[i].x` keeps compiling.
+template <class T, class Loc>
+inline decltype(auto) element(const Loc& loc, T* p) {
+  if constexpr (std::is_class_v<T> || std::is_union_v<T>) {
+    const bool ok = loc.template fast<sizeof(T)>(p, Access::none) || record(loc.info(p, sizeof(T)), Access::none);
+    T* q = ok ? p : static_cast<T*>(scratch(sizeof(T)));
+    return *q;
+  } else {
+    return ElemRef<T, Loc>(loc, p);
+  }
+}
+
+}  // namespace course_cpu::check

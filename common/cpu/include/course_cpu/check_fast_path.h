@@ -1,0 +1,206 @@
+// CPU backend of the course, check mode: the inlined fast path.
+//
+// An in-bounds access of a known shared array or of a cached cudaMalloc
+// buffer that needs no report is checked and recorded here with a few
+// comparisons, without calls or allocations. Anything else goes through
+// check::record() (src/check_record.cpp). Both paths keep the state below,
+// with the same rules (note_shadow, note_banks), so what is reported does not
+// depend on which path saw an access.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <course_cpu/check_access.h>
+
+namespace course_cpu::check {
+
+// ---- state the fast path reads (owned by the worker, src/check_state.cpp) -------
+// One shadow record per 4-byte shared word: its last writer and up to two
+// readers of the current barrier interval ("epoch").
+struct Shadow {
+  std::uint32_t w_epoch = 0, r_epoch = 0, r2_epoch = 0;
+  std::uint16_t writer = 0, reader = 0, reader2 = 0;
+  std::uint32_t w_wsync = 0, r_wsync = 0, r2_wsync = 0;
+  const Site* w_site = nullptr;
+  const Site* r_site = nullptr;
+  const Site* r2_site = nullptr;
+};
+
+// One warp-wide shared-memory request: the word each lane asked for.
+struct Request {
+  std::uint32_t word[32];
+  std::uint32_t mask;
+};
+
+// The requests of one (site, load/store, warp) in the current epoch.
+struct BankSlot {
+  std::uint32_t epoch = 0;  // the epoch the slot was opened in (else stale)
+  std::uint32_t width = 1;  // 4-byte words per access
+  std::uint32_t nreq = 0;   // requests in use (req may hold more)
+  std::uint16_t next[32] = {};  // per lane: index of its next request
+  std::vector<Request> req;
+};
+
+// Per worker and site: the static shared array the site subscripts.
+struct SiteSlot {
+  const Site* site = nullptr;
+  std::uintptr_t begin = 0;  // the array (0: not known yet)
+  Shadow* words = nullptr;
+};
+
+// How many cudaMalloc'ed buffers a worker remembers.
+constexpr int kCachedBuffers = 4;
+
+struct Hot {
+  std::uint32_t epoch = 1, block_first_epoch = 1;
+  unsigned me = 0;                           // running CUDA thread (linear id)
+  const std::uint32_t* warp_sync = nullptr;  // completed warp rendezvous, per warp
+  const std::uint32_t* warp_full = nullptr;  // warp_sync after the warp's last all-lanes rendezvous
+  std::uint32_t nsites = 0;                  // entries of sites; bank has 64 per site
+  SiteSlot* sites = nullptr;
+  BankSlot* bank = nullptr;                  // [(id * 2 + store) * 32 + warp]
+  // extern __shared__: pointers in [arena_begin, arena_begin + arena_span)
+  // are into the arena, which has arena_end - arena_begin valid bytes.
+  std::uintptr_t arena_begin = 0, arena_end = 0, arena_span = 1;
+  Shadow* arena_words = nullptr;
+  // The last cudaMalloc'ed buffers seen, valid while alloc_gen is current.
+  std::uint64_t alloc_gen = 0;
+  std::uintptr_t g_begin[kCachedBuffers] = {}, g_size[kCachedBuffers] = {};
+};
+
+// The running check-mode CUDA thread's worker state; null in host code and
+// fast-mode launches.
+extern constinit thread_local Hot* tl_hot;
+// Changes on every cudaMalloc/cudaFree (src/memory.cpp).
+extern std::atomic<std::uint64_t> g_allocation_generation;
+
+// Opens a bank slot for the current epoch / makes room for request n.
+void bank_open(Hot& h, BankSlot& slot, std::uint32_t index, unsigned width);
+void bank_grow(BankSlot& slot, unsigned n);
+
+inline int site_id(const Site* site) { return __atomic_load_n(&site->id, __ATOMIC_RELAXED); }
+
+// ---- recording (shared with the slow path) ----------------------------------------
+// Thread `me` (whose warp has completed `wsync` rendezvous) accessed word s in
+// epoch e at `site`: it becomes the writer, or the word's first or second reader.
+inline void note_shadow(Shadow& s, bool read, bool write, std::uint32_t e, unsigned me, std::uint32_t wsync,
+                        const Site* site) {
+  if (read) {
+    if (s.r_epoch != e) {
+      s.r_epoch = e;
+      s.reader = static_cast<std::uint16_t>(me);
+      s.r_wsync = wsync;
+      s.r_site = site;
+    } else if (s.reader != me) {
+      s.r2_epoch = e;
+      s.reader2 = static_cast<std::uint16_t>(me);
+      s.r2_wsync = wsync;
+      s.r2_site = site;
+    } else {
+      s.r_wsync = wsync;
+    }
+  }
+  if (write) {
+    s.w_epoch = e;
+    s.writer = static_cast<std::uint16_t>(me);
+    s.w_wsync = wsync;
+    s.w_site = site;
+  }
+}
+
+inline void bank_note(Hot& h, int id, bool store, unsigned me, std::uint32_t word, unsigned width) {
+  const std::uint32_t index = ((static_cast<std::uint32_t>(id) * 2u + store) << 5) + (me >> 5);
+  BankSlot& b = h.bank[index];
+  if (b.epoch != h.epoch) [[unlikely]]
+    bank_open(h, b, index, width);
+  const unsigned lane = me & 31u;
+  const unsigned n = b.next[lane]++;
+  if (n >= b.nreq) [[unlikely]]
+    bank_grow(b, n);
+  Request& r = b.req[n];
+  r.word[lane] = word;
+  r.mask |= 1u << lane;
+}
+
+// The load and/or store request of thread `me` for shared words [first, last].
+inline void note_banks(Hot& h, int id, unsigned me, std::size_t first, std::size_t last, bool read, bool write) {
+  const unsigned width = static_cast<unsigned>(last - first + 1);
+  if (read) bank_note(h, id, false, me, static_cast<std::uint32_t>(first), width);
+  if (write) bank_note(h, id, true, me, static_cast<std::uint32_t>(first), width);
+}
+
+// ---- the fast path ----------------------------------------------------------------
+// Checks and records an access of shared words [first, last] that needs no
+// report. False: something is to be reported; nothing was recorded and the
+// caller takes the slow path.
+inline bool shared_fast(Hot& h, const Site* site, int id, Shadow* words, std::size_t first,
+                        std::size_t last, Access kind) {
+  const bool read = reads(kind);
+  const bool write = writes(kind);
+  const std::uint32_t e = h.epoch;
+  const unsigned me = h.me;
+  const std::uint32_t my = h.warp_sync[me >> 5];
+  // Ordered by an all-lanes warp rendezvous since the other access; a
+  // rendezvous of only some lanes is left to the slow path.
+  const std::uint32_t full = h.warp_full[me >> 5];
+  auto ordered = [&](unsigned other, std::uint32_t other_wsync) {
+    return other == me || ((other >> 5) == (me >> 5) && other_wsync < full);
+  };
+  for (std::size_t i = first; i <= last; ++i) {
+    const Shadow& s = words[i];
+    if (read && (s.w_epoch == e ? !ordered(s.writer, s.w_wsync) : s.w_epoch < h.block_first_epoch))
+      return false;
+    if (write && ((s.w_epoch == e && !ordered(s.writer, s.w_wsync)) ||
+                  (s.r_epoch == e && !ordered(s.reader, s.r_wsync)) ||
+                  (s.r2_epoch == e && !ordered(s.reader2, s.r2_wsync))))
+      return false;
+  }
+  for (std::size_t i = first; i <= last; ++i) note_shadow(words[i], read, write, e, me, my, site);
+  note_banks(h, id, me, first, last, read, write);
+  return true;
+}
+
+// The fast path of an element of a static __shared__ array: true if the
+// access was checked and recorded (perform it), false: take the slow path.
+template <std::size_t Size>
+inline bool fast_static(const Site* site, const void* root, const void* p, bool bad, Access kind) {
+  Hot* h = tl_hot;
+  if (h == nullptr) return true;  // host code, fast-mode launch: slow path would say the same
+  const int id = site_id(site);
+  if (bad || static_cast<std::uint32_t>(id) >= h->nsites) return false;
+  const SiteSlot& s = h->sites[id];
+  const auto b = reinterpret_cast<std::uintptr_t>(root);
+  if (s.begin != b) return false;
+  if (kind == Access::none) return true;
+  const std::size_t off = reinterpret_cast<std::uintptr_t>(p) - b;
+  return shared_fast(*h, site, id, s.words, off / 4, (off + Size - 1) / 4, kind);
+}
+
+// The fast path of an element behind a pointer (parameter, extern __shared__).
+template <std::size_t Size>
+inline bool fast_pointer(const Site* site, const void* base, const void* p, Access kind) {
+  Hot* h = tl_hot;
+  if (h == nullptr) return true;
+  const auto b = reinterpret_cast<std::uintptr_t>(base);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (h->alloc_gen == g_allocation_generation.load(std::memory_order_relaxed)) {
+    for (int k = 0; k < kCachedBuffers; ++k) {
+      const std::uintptr_t begin = h->g_begin[k];
+      if (b - begin < h->g_size[k]) return a >= begin && (a - begin) + Size <= h->g_size[k];
+    }
+  }
+  if (b - h->arena_begin < h->arena_span) {
+    if (a < h->arena_begin || a + Size > h->arena_end) return false;
+    if (kind == Access::none) return true;
+    const int id = site_id(site);
+    if (static_cast<std::uint32_t>(id) >= h->nsites || h->sites[id].site != site) return false;
+    const std::size_t off = a - h->arena_begin;
+    return shared_fast(*h, site, id, h->arena_words, off / 4, (off + Size - 1) / 4, kind);
+  }
+  return false;
+}
+
+}  // namespace course_cpu::check

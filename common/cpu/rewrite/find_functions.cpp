@@ -1,0 +1,113 @@
+// course-rewrite, pass 1: the __global__/__device__ functions with a body,
+// their pointer parameters, and the kernel templates of the file.
+#include <algorithm>
+
+#include "passes.h"
+
+namespace course_rewrite {
+
+void Rewriter::find_functions() {
+  std::set<std::size_t> seen_bodies;
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    if (!is_ident(i, "__global__") && !is_ident(i, "__device__")) continue;
+    // Walk to the parameter list's '(' (skipping attribute-like groups);
+    // a ';', '=' or '{' first means a variable, not a function.
+    std::size_t k = next(i);
+    std::size_t open = npos;
+    while (k < toks_.size()) {
+      if (is_punct(k, ";") || is_punct(k, "=") || is_punct(k, "{")) break;
+      if (is_punct(k, "(")) {
+        const std::size_t p = prev(k);
+        if (is_ident(p, "__launch_bounds__") || is_ident(p, "__align__") || is_ident(p, "alignas") ||
+            is_ident(p, "__attribute__") || is_ident(p, "decltype") || is_ident(p, "__declspec")) {
+          k = next(match(k));
+          continue;
+        }
+        open = k;
+        break;
+      }
+      k = next(k);
+    }
+    if (open == npos) continue;
+    if (is_ident(i, "__global__") && is_ident(prev(open))) {
+      const std::size_t t = template_keyword(i);
+      if (t != npos) {
+        const int params = angle_arguments(next(t));
+        int& known = template_kernels_[std::string(toks_[prev(open)].text)];
+        known = std::max(known, params);
+      }
+    }
+    const std::size_t close = match(open);
+    // Qualifiers and trailing return types until the body or a ';'.
+    std::size_t b = next(close);
+    while (b < toks_.size() && !is_punct(b, "{") && !is_punct(b, ";")) {
+      if (is_punct(b, "(")) b = match(b);
+      b = next(b);
+    }
+    if (b >= toks_.size() || !is_punct(b, "{") || seen_bodies.count(b)) continue;
+    seen_bodies.insert(b);
+    Function f{b, match(b), pointer_params(open, close)};
+    functions_.push_back(std::move(f));
+  }
+}
+
+std::size_t Rewriter::template_keyword(std::size_t i) const {
+  for (std::size_t k = prev(i); k != npos; k = prev(k)) {
+    if (toks_[k].kind == Tok::preproc || is_punct(k, ";") || is_punct(k, "{") || is_punct(k, "}")) return npos;
+    if (is_ident(k, "template")) return k;
+  }
+  return npos;
+}
+
+int Rewriter::angle_arguments(std::size_t lt) const {
+  if (!is_punct(lt, "<")) return 0;
+  int angle = 1, nest = 0, count = 0;
+  bool any = false;
+  for (std::size_t k = next(lt); k < toks_.size(); k = next(k)) {
+    if (toks_[k].kind == Tok::punct) {
+      const std::string_view t = toks_[k].text;
+      if (is_open(k)) ++nest;
+      else if (is_close(k)) --nest;
+      else if (nest == 0 && t == "<") ++angle;
+      else if (nest == 0 && (t == ">" || t == ">>")) {
+        angle -= t == ">" ? 1 : 2;
+        if (angle <= 0) break;
+      } else if (nest == 0 && angle == 1 && t == ",") ++count;
+      else if (nest == 0 && angle == 1 && t == "...") return 1 << 20;
+    }
+    any = true;
+  }
+  return any ? count + 1 : 0;
+}
+
+std::set<std::string> Rewriter::pointer_params(std::size_t open, std::size_t close) const {
+  std::set<std::string> names;
+  std::size_t start = next(open);
+  int depth = 0;
+  for (std::size_t k = start; k <= close && k < toks_.size(); ++k) {
+    if (is_blank(toks_[k])) continue;
+    const bool end = (k == close) || (depth == 0 && is_punct(k, ","));
+    if (!end) {
+      depth += nesting_step(k);
+      continue;
+    }
+    // One parameter: tokens [start, k).
+    int stars = 0;
+    bool bad = false, array = false;
+    std::string name;
+    for (std::size_t q = start; q < k; ++q) {
+      if (is_blank(toks_[q])) continue;
+      if (is_punct(q, "=")) break;  // default argument
+      if (is_punct(q, "*")) ++stars;
+      else if (is_punct(q, "&") || is_punct(q, "&&") || is_punct(q, "(")) bad = true;
+      else if (is_punct(q, "[")) array = true;
+      else if (is_ident(q) && !array) name = std::string(toks_[q].text);
+    }
+    if (!bad && !name.empty() && ((stars == 1 && !array) || (stars == 0 && array))) names.insert(name);
+    start = next(k);
+    depth = 0;
+  }
+  return names;
+}
+
+}  // namespace course_rewrite

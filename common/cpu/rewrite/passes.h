@@ -1,0 +1,128 @@
+// course-rewrite: the rewriting passes over one file's tokens (see rewriter.h).
+//
+// All changes are recorded as edits of token ranges and applied at the end
+// (rewriter.cpp). An edit never changes the number of lines: if the replaced
+// tokens spanned line breaks, the same number of line breaks is appended to
+// the replacement.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rewriter.h"
+#include "tokenizer.h"
+
+namespace course_rewrite {
+
+struct Edit {
+  std::size_t begin, end;  // token range [begin, end); begin == end inserts before begin
+  std::string text;
+};
+
+// A __global__/__device__ function with a body.
+struct Function {
+  std::size_t body_open, body_close;  // the { and } tokens
+  std::set<std::string> pointer_params;
+};
+
+class Rewriter {
+ public:
+  Rewriter(std::string_view source, Mode mode) : toks_(tokenize(source)), mode_(mode) {}
+
+  std::string run();  // rewriter.cpp
+
+ private:
+  // ---- token helpers -------------------------------------------------------------
+  bool is_ident(std::size_t i) const { return i < toks_.size() && toks_[i].kind == Tok::identifier; }
+  bool is_ident(std::size_t i, std::string_view w) const { return is_ident(i) && toks_[i].text == w; }
+  bool is_punct(std::size_t i, std::string_view p) const {
+    return i < toks_.size() && toks_[i].kind == Tok::punct && toks_[i].text == p;
+  }
+  // ( [ { and ) ] }
+  bool is_open(std::size_t i) const { return is_punct(i, "(") || is_punct(i, "[") || is_punct(i, "{"); }
+  bool is_close(std::size_t i) const { return is_punct(i, ")") || is_punct(i, "]") || is_punct(i, "}"); }
+  std::size_t next(std::size_t i) const {  // next non-blank token after i (or size)
+    do ++i;
+    while (i < toks_.size() && is_blank(toks_[i]));
+    return i;
+  }
+  std::size_t prev(std::size_t i) const {  // previous non-blank token before i (or npos)
+    while (i > 0) {
+      --i;
+      if (!is_blank(toks_[i])) return i;
+    }
+    return npos;
+  }
+  // The token closing the bracket opened at i: ( [ {.
+  std::size_t match(std::size_t i) const {
+    int depth = 0;
+    for (std::size_t k = i; k < toks_.size(); ++k) {
+      if (is_open(k)) ++depth;
+      else if (is_close(k) && --depth == 0) return k;
+    }
+    return toks_.size();
+  }
+  // The change of the nesting depth of ( [ { < at token k (> and >> close).
+  int nesting_step(std::size_t k) const {
+    if (is_open(k) || is_punct(k, "<")) return 1;
+    if (is_close(k) || is_punct(k, ">")) return -1;
+    return is_punct(k, ">>") ? -2 : 0;
+  }
+  bool inside_function(std::size_t i, const Function** f = nullptr) const {
+    for (const Function& fn : functions_)
+      if (i > fn.body_open && i < fn.body_close) {
+        if (f) *f = &fn;
+        return true;
+      }
+    return false;
+  }
+  std::string text(std::size_t b, std::size_t e, bool compact) const;
+
+  // ---- pass 1: device functions and their pointer parameters (find_functions.cpp) ----
+  void find_functions();
+  // The `template` keyword starting the declaration that contains token i, or npos.
+  std::size_t template_keyword(std::size_t i) const;
+  // The number of arguments (or parameters) in the <...> list opened at token
+  // lt; a parameter pack counts as very many.
+  int angle_arguments(std::size_t lt) const;
+  // Names of parameters declared as `T* name` (one '*') or `T name[]`.
+  std::set<std::string> pointer_params(std::size_t open, std::size_t close) const;
+
+  // ---- pass 2: __shared__ declarations (shared_declarations.cpp) ------------------
+  void rewrite_shared();
+  void rewrite_extern_shared(std::size_t ext, std::size_t shared, std::size_t semi, bool in_function,
+                             const Function* fn);
+  void add_shared_name(const std::string& name, bool in_function, const Function* fn);
+
+  // ---- pass 3: launches (launches.cpp) ---------------------------------------------
+  void rewrite_launches();
+  // The first token of the callee before the <<< at i: [::] name [<...>] { :: name [<...>] }, or npos.
+  std::size_t callee_start(std::size_t i) const;
+
+  // ---- pass 4 (check mode): checked subscripts (instrument.cpp) --------------------
+  void instrument();
+  // True if `name[` at k will be instrumented.
+  bool checked_subscript(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
+  void decay_auto_initializers(std::size_t k, const Function& fn, const std::set<std::string>& local);
+  bool in_declaration(std::size_t k) const;
+
+  // ---- output (rewriter.cpp) ----------------------------------------------------------
+  std::string apply();
+
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::vector<Token> toks_;
+  Mode mode_;
+  std::vector<Edit> edits_;
+  std::vector<Function> functions_;
+  std::map<std::string, int> template_kernels_;  // __global__ templates of this file -> parameters
+  std::map<std::size_t, std::set<std::string>> shared_arrays_;  // body '{' -> names
+  std::set<std::string> global_shared_;
+  std::vector<std::pair<std::size_t, std::size_t>> declaration_ranges_;
+};
+
+}  // namespace course_rewrite

@@ -1,0 +1,88 @@
+// course-rewrite, pass 2: __shared__ declarations.
+//   __shared__ T a[N];         -> static thread_local T a[N];
+//   extern __shared__ T s[];   -> T* const s = ::course_cpu::dynamic_shared<T>();  (in a function)
+//                                 static ::course_cpu::DynamicShared<T> s;         (at namespace scope)
+// The names of shared arrays are remembered for pass 4 (check mode), which
+// also gets a declare_shared() call after each declaration inside a function.
+#include "passes.h"
+
+namespace course_rewrite {
+
+void Rewriter::add_shared_name(const std::string& name, bool in_function, const Function* fn) {
+  if (in_function) shared_arrays_[fn->body_open].insert(name);
+  else global_shared_.insert(name);
+}
+
+void Rewriter::rewrite_shared() {
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    if (!is_ident(i, "__shared__")) continue;
+    const Function* fn = nullptr;
+    const bool in_function = inside_function(i, &fn);
+    std::size_t semi = i;
+    while (semi < toks_.size() && !is_punct(semi, ";")) {
+      if (is_open(semi)) semi = match(semi);
+      ++semi;
+    }
+    if (semi >= toks_.size()) continue;
+    const std::size_t before = prev(i);
+    if (before != npos && is_ident(before, "extern")) {
+      rewrite_extern_shared(before, i, semi, in_function, fn);
+      continue;
+    }
+    const bool has_static = before != npos && is_ident(before, "static");
+    edits_.push_back({i, i + 1, has_static ? "thread_local" : "static thread_local"});
+    // Declarators: `T a[N][M], b[K], c;` -> arrays a and b.
+    std::vector<std::string> arrays;
+    int depth = 0;
+    std::size_t last_ident = npos;
+    for (std::size_t k = next(i); k < semi; k = next(k)) {
+      if (toks_[k].kind == Tok::punct) {
+        if (is_punct(k, "[") && depth == 0 && last_ident != npos) {
+          arrays.push_back(std::string(toks_[last_ident].text));
+          last_ident = npos;
+        }
+        const int step = nesting_step(k);
+        depth += step;
+        if (step == 0 && depth == 0 && is_punct(k, ",")) last_ident = npos;
+      } else if (is_ident(k) && depth == 0) {
+        last_ident = k;
+      }
+    }
+    for (const std::string& a : arrays) add_shared_name(a, in_function, fn);
+    declaration_ranges_.push_back({i, semi});
+    if (mode_ == Mode::check && in_function && !arrays.empty()) {
+      std::string reg;
+      for (const std::string& a : arrays) reg += " ::course_cpu::check::declare_shared(" + a + ");";
+      edits_.push_back({semi + 1, semi + 1, reg});
+    }
+  }
+}
+
+void Rewriter::rewrite_extern_shared(std::size_t ext, std::size_t shared, std::size_t semi, bool in_function,
+                                     const Function* fn) {
+  // extern __shared__ [__align__(n)] T name[];
+  std::size_t name = npos;
+  std::string type;
+  for (std::size_t k = next(shared); k < semi; k = next(k)) {
+    if (is_ident(k, "__align__") || is_ident(k, "alignas") || is_ident(k, "__attribute__")) {
+      k = match(next(k));
+      continue;
+    }
+    if (is_punct(k, "[")) break;
+    if (is_ident(k) && is_punct(next(k), "[")) {
+      name = k;
+      break;
+    }
+    if (!type.empty()) type += ' ';
+    type += toks_[k].text;
+  }
+  if (name == npos || type.empty()) return;  // not understood: leave it to the compiler
+  const std::string n(toks_[name].text);
+  std::string replacement = in_function ? type + "* const " + n + " = ::course_cpu::dynamic_shared<" + type + ">();"
+                                        : "static ::course_cpu::DynamicShared<" + type + "> " + n + ";";
+  edits_.push_back({ext, semi + 1, replacement});
+  add_shared_name(n, in_function, fn);
+  declaration_ranges_.push_back({ext, semi});
+}
+
+}  // namespace course_rewrite

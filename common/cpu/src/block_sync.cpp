@@ -1,0 +1,222 @@
+// CPU backend of the course: synchronization inside a block.
+//
+// A CUDA thread that reaches a __syncthreads() or a warp operation (__syncwarp,
+// shuffle, vote) records what it waits for and yields to the scheduler
+// (scheduler.cpp). Once no thread can run, the scheduler completes the warp
+// rendezvous whose lanes are all present, and finally releases the block
+// barrier once every thread waits at the same __syncthreads(). Anything else is
+// barrier divergence: reported, and the block is stopped instead of hanging.
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scheduler.h"
+
+namespace course_cpu::detail {
+namespace {
+
+const char* op_name(WarpOp op) {
+  switch (op) {
+    case WarpOp::sync: return "__syncwarp()";
+    case WarpOp::shfl_idx: return "__shfl_sync()";
+    case WarpOp::shfl_up: return "__shfl_up_sync()";
+    case WarpOp::shfl_down: return "__shfl_down_sync()";
+    case WarpOp::shfl_xor: return "__shfl_xor_sync()";
+    case WarpOp::ballot: return "__ballot_sync()/__any_sync()/__all_sync()";
+  }
+  return "warp operation";
+}
+
+// "threads 0..15" for 1-D blocks; 2-D/3-D blocks name linear ids.
+std::string threads_text(const Worker& w, const std::vector<unsigned>& ids) {
+  const bool one_d = w.block_dim.y == 1 && w.block_dim.z == 1;
+  std::string s = ids.size() == 1 ? "thread " : "threads ";
+  if (!one_d) s += "(linear id) ";
+  return s + format_ranges(ids);
+}
+
+void wait_here(ThreadSlot* self) { self->sink = std::move(self->sink).resume(); }
+
+}  // namespace
+
+// Completes every warp rendezvous whose lanes are all present. Returns true if
+// any thread became runnable; reports divergence (and aborts) if a rendezvous
+// can never complete.
+bool resolve_warps(Worker& w) {
+  BlockRun& b = w.block;
+  bool progressed = false;
+  const unsigned nwarps = (b.nthreads + 31) / 32;
+  for (unsigned warp = 0; warp < nwarps; ++warp) {
+    const unsigned first = warp * 32;
+    const unsigned count = std::min(32u, b.nthreads - first);
+    const unsigned existing = count == 32 ? 0xffffffffu : ((1u << count) - 1u);
+    for (;;) {
+      int leader = -1;
+      for (unsigned l = 0; l < count; ++l)
+        if (b.threads[first + l].state == ThreadState::at_warp) { leader = static_cast<int>(l); break; }
+      if (leader < 0) break;
+      const ThreadSlot& lead = b.threads[first + leader];
+      // Lanes outside the block (a partial last warp) count as absent.
+      const unsigned mask = (lead.mask | (1u << leader)) & existing;
+      std::vector<unsigned> exited, elsewhere, present;
+      for (unsigned l = 0; l < count; ++l) {
+        if (!(mask & (1u << l))) continue;
+        const ThreadSlot& t = b.threads[first + l];
+        if (t.state == ThreadState::exited) exited.push_back(first + l);
+        else if (t.state == ThreadState::at_warp && t.op == lead.op) present.push_back(first + l);
+        else elsewhere.push_back(first + l);
+      }
+      if (!exited.empty() || !elsewhere.empty()) {
+        std::ostringstream m;
+        m << "block " << block_text(w) << ", warp " << warp << ": "
+          << threads_text(w, present) << " wait at " << op_name(lead.op) << " on line " << lead.line
+          << ", which needs every lane of its mask 0x" << std::hex << lead.mask << std::dec << ", but ";
+        if (!exited.empty()) m << threads_text(w, exited) << " exited";
+        if (!exited.empty() && !elsewhere.empty()) m << " and ";
+        if (!elsewhere.empty()) {
+          const ThreadSlot& o = b.threads[elsewhere.front()];
+          m << threads_text(w, elsewhere) << " wait at "
+            << (o.state == ThreadState::at_barrier ? std::string("__syncthreads()") : op_name(o.op))
+            << " on line " << o.line;
+        }
+        m << ". Keep every lane named in the mask on the same path (no early return before it), or "
+             "pass a mask of only the lanes that take part.";
+        fail_block(w, "barrier-divergence", lead.line, m.str());
+        return false;
+      }
+      // Everyone is here: exchange values. Lane-relative arithmetic follows
+      // the CUDA programming guide (segments of `width` lanes).
+      for (unsigned p : present) {
+        ThreadSlot& t = b.threads[p];
+        const int lane = static_cast<int>(p - first);
+        int width = t.width;
+        if (width <= 0 || width > 32 || (width & (width - 1)) != 0) width = 32;
+        const int seg = lane & ~(width - 1);
+        int src = lane;
+        switch (t.op) {
+          case WarpOp::shfl_idx: src = seg + (t.arg & (width - 1)); break;
+          case WarpOp::shfl_up: src = lane - t.arg >= seg ? lane - t.arg : lane; break;
+          case WarpOp::shfl_down: src = lane + t.arg < seg + width ? lane + t.arg : lane; break;
+          case WarpOp::shfl_xor: src = (lane ^ t.arg) < seg + width ? (lane ^ t.arg) : lane; break;
+          default: break;
+        }
+        if (src < 0 || src >= static_cast<int>(count) || !(mask & (1u << src))) src = lane;
+        if (t.op == WarpOp::ballot) {
+          std::uint64_t ballot = 0;
+          for (unsigned q : present)
+            if (b.threads[q].bits) ballot |= 1ull << (q - first);
+          t.result = ballot;
+        } else {
+          t.result = b.threads[first + src].bits;
+        }
+      }
+      for (unsigned p : present) b.threads[p].state = ThreadState::runnable;
+      ++b.warp_sync[warp];
+      if (w.checked) {  // for check mode's race ordering (check_record.cpp)
+        b.warp_masks[warp].push_back(mask);
+        if (mask == existing) b.warp_full[warp] = b.warp_sync[warp];
+      }
+      progressed = true;
+    }
+  }
+  return progressed;
+}
+
+// Releases the block barrier if every thread waits at the same __syncthreads().
+bool release_barrier(Worker& w) {
+  BlockRun& b = w.block;
+  std::map<int, std::vector<unsigned>> waiting;  // line -> threads
+  std::vector<unsigned> exited;
+  for (const ThreadSlot& t : b.threads) {
+    if (t.state == ThreadState::at_barrier) waiting[t.line].push_back(t.linear);
+    else exited.push_back(t.linear);  // all others have exited at this point
+  }
+  if (waiting.size() == 1 && exited.empty()) {
+    const int line = waiting.begin()->first;
+    int count = 0, all = 1, any = 0;
+    for (const ThreadSlot& t : b.threads) {
+      count += t.predicate != 0;
+      all &= t.predicate != 0;
+      any |= t.predicate != 0;
+    }
+    for (ThreadSlot& t : b.threads) {
+      t.reduce_result = t.reduce == BlockReduce::count ? count : t.reduce == BlockReduce::all ? all : any;
+      t.state = ThreadState::runnable;
+    }
+    ++b.barrier_releases[line];
+    if (w.checked) check_end_epoch(w);
+    return true;
+  }
+  // Barrier divergence. Name the groups in thread order.
+  std::vector<std::pair<unsigned, int>> groups;  // (first thread, line)
+  for (auto& [line, ids] : waiting) groups.emplace_back(ids.front(), line);
+  std::sort(groups.begin(), groups.end());
+  const int first_line = groups.front().second;
+  auto at = [&](int line) {
+    return "__syncthreads() on line " + std::to_string(line) + " (" +
+           ordinal(b.barrier_releases[line] + 1) + " time)";
+  };
+  std::ostringstream m;
+  m << "block " << block_text(w) << ": ";
+  if (groups.size() == 1) {
+    m << threads_text(w, exited) << " exited without reaching the __syncthreads() at line "
+      << first_line << " that " << threads_text(w, waiting[first_line]) << " wait at";
+  } else {
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const int line = groups[i].second;
+      if (i > 0) m << (i + 1 == groups.size() && exited.empty() ? " and " : ", while ");
+      m << threads_text(w, waiting[line]) << " wait at " << at(line);
+    }
+    if (!exited.empty()) m << ", and " << threads_text(w, exited) << " exited";
+  }
+  m << ". Every thread of a block must reach each __syncthreads() the same number of times: do "
+       "not call it inside a branch or loop that depends on the thread index, and do not return "
+       "before it (guard the work, not the barrier).";
+  fail_block(w, "barrier-divergence", first_line, m.str());
+  return false;
+}
+
+// ---- device-side entry points ------------------------------------------------------
+void syncthreads(int line) { syncthreads_reduce(0, BlockReduce::none, line); }
+
+int syncthreads_reduce(int predicate, BlockReduce op, int line) {
+  ThreadSlot* self = tl_slot;
+  if (self == nullptr) return predicate;  // host code: nothing to wait for
+  self->state = ThreadState::at_barrier;
+  self->line = line;
+  self->reduce = op;
+  self->predicate = predicate;
+  wait_here(self);
+  return self->reduce_result;
+}
+
+void syncwarp(int line, unsigned mask) { warp_exchange(WarpOp::sync, mask, 0, 0, 32, line); }
+
+std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width, int line) {
+  ThreadSlot* self = tl_slot;
+  if (self == nullptr) return op == WarpOp::ballot ? (bits ? 1u : 0u) : bits;
+  self->state = ThreadState::at_warp;
+  self->op = op;
+  self->mask = mask;
+  self->bits = bits;
+  self->arg = arg;
+  self->width = width;
+  self->line = line;
+  wait_here(self);
+  return self->result;
+}
+
+unsigned activemask() {
+  ThreadSlot* self = tl_slot;
+  if (self == nullptr) return 1u;
+  const BlockRun& b = tl_worker->block;
+  const unsigned first = self->linear & ~31u;
+  unsigned m = 0;
+  for (unsigned l = 0; l < 32 && first + l < b.nthreads; ++l)
+    if (b.threads[first + l].state != ThreadState::exited) m |= 1u << l;
+  return m;
+}
+
+}  // namespace course_cpu::detail

@@ -1,0 +1,114 @@
+// CPU backend of the course, check mode: shared-memory bank conflicts.
+//
+// The n-th access of each lane of a warp to the same source line (and
+// variable, load or store) within one epoch forms one warp-wide request
+// (check::bank_note); its degree is the largest number of distinct 4-byte
+// words that fall into one of the 32 banks (same word = broadcast). Degrees
+// are summed per site at the end of each epoch and published per launch.
+#include <algorithm>
+#include <iterator>
+
+#include "check_state.h"
+
+namespace course_cpu::detail {
+
+using check::BankSlot;
+using check::Request;
+
+namespace {
+
+// Distinct words per bank, without sorting: per bank a short list of the
+// words seen (a conflict-free request puts at most one word in each bank).
+int request_degree(const Request& r, unsigned width) {
+  if (width == 1) {
+    // Common case: every bank holds at most one distinct word (degree 1).
+    std::uint32_t banks = 0;
+    std::uint32_t seen[32];
+    bool simple = true;
+    for (std::uint32_t m = r.mask; m != 0 && simple; m &= m - 1) {
+      const std::uint32_t w = r.word[__builtin_ctz(m)];
+      const std::uint32_t bit = 1u << (w % 32);
+      if (!(banks & bit)) {
+        banks |= bit;
+        seen[w % 32] = w;
+      } else {
+        simple = seen[w % 32] == w;
+      }
+    }
+    if (simple) return banks ? 1 : 0;
+  }
+  std::uint32_t words[32][32 * 4];
+  std::uint8_t count[32] = {};
+  int degree = 0;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(r.mask & (1u << lane))) continue;
+    for (unsigned k = 0; k < width; ++k) {
+      const std::uint32_t w = r.word[lane] + k;
+      const unsigned bank = w % 32;
+      bool seen = false;
+      for (unsigned q = 0; q < count[bank] && !seen; ++q) seen = words[bank][q] == w;
+      if (!seen && count[bank] < 32 * 4) {
+        words[bank][count[bank]++] = w;
+        degree = std::max<int>(degree, count[bank]);
+      }
+    }
+  }
+  return degree;
+}
+
+}  // namespace
+
+void check_end_epoch(Worker& w) {
+  CheckState& c = *w.check;
+  for (const std::uint32_t index : c.active) {
+    const BankSlot& s = c.bank[index];
+    BankStats& st = c.stats[index >> 5];  // (id * 2 + store)
+    for (std::uint32_t n = 0; n < s.nreq; ++n) {
+      const int degree = request_degree(s.req[n], s.width);
+      ++st.requests;
+      st.wavefronts += static_cast<std::uint64_t>(degree);
+      st.max_degree = std::max(st.max_degree, degree);
+    }
+  }
+  c.active.clear();
+  ++c.hot.epoch;
+}
+
+void check_end_launch(const std::vector<Worker*>& workers) {
+  std::vector<std::pair<BankKey, BankStats>> all;
+  for (Worker* w : workers) {
+    w->hot = nullptr;
+    if (!w->check) continue;
+    CheckState& c = *w->check;
+    for (std::size_t k = 0; k < c.stats.size(); ++k) {
+      BankStats& st = c.stats[k];
+      if (st.requests == 0) continue;
+      const check::Site* site = c.sites[k / 2].site;
+      all.emplace_back(BankKey{site->file, site->line, site->var, (k & 1) != 0}, st);
+      st = BankStats{};
+    }
+  }
+  publish_bank_stats(all);
+}
+
+}  // namespace course_cpu::detail
+
+namespace course_cpu::check {
+
+void bank_open(Hot& h, BankSlot& slot, std::uint32_t index, unsigned width) {
+  slot.epoch = h.epoch;
+  slot.width = width;
+  slot.nreq = 0;
+  std::fill(std::begin(slot.next), std::end(slot.next), std::uint16_t{0});
+  detail::tl_worker->check->active.push_back(index);
+}
+
+void bank_grow(BankSlot& slot, unsigned n) {
+  while (slot.nreq <= n) {
+    if (slot.nreq < slot.req.size()) slot.req[slot.nreq].mask = 0;
+    else slot.req.push_back(Request{{}, 0});
+    ++slot.nreq;
+  }
+}
+
+}  // namespace course_cpu::check

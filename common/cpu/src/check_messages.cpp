@@ -1,0 +1,192 @@
+// CPU backend of the course, check mode: the sentences of its findings.
+#include "check_messages.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace course_cpu::detail {
+namespace {
+
+std::string element_text(const check::AccessInfo& info) {
+  std::ostringstream s;
+  s << info.site->var;
+  for (int d = 0; d < std::min<int>(info.ndims, check::kMaxDims); ++d) s << '[' << info.index[d] << ']';
+  return s.str();
+}
+
+std::string extents_text(const check::AccessInfo& info) {
+  std::ostringstream s;
+  for (int d = 0; d < std::min<int>(info.ndims, check::kMaxDims); ++d) s << '[' << info.extent[d] << ']';
+  return s.str();
+}
+
+const char* verb(check::Access kind) {
+  switch (kind) {
+    case check::Access::read: return "reads";
+    case check::Access::write: return "writes";
+    case check::Access::read_write: return "updates";
+    default: return "accesses";
+  }
+}
+
+// "thread (8,0) of block (3,0) writes c[1000]"
+std::string who_does(const Who& who, check::Access kind, const check::AccessInfo& info) {
+  return "thread " + who.thread() + " of block " + who.block() + " " + verb(kind) + " " + element_text(info);
+}
+
+// "index 1000 is past the last valid index 999" for an element of `elem`
+// bytes at `addr`, reached from `base`, in the valid bytes [begin, end).
+std::string index_text(long long index, std::uintptr_t base, std::uintptr_t begin, std::uintptr_t end,
+                       std::size_t elem) {
+  const auto es = static_cast<long long>(elem);
+  const auto before = static_cast<long long>(base - begin);  // base is inside [begin, end]
+  const long long first = -(before / es);
+  const long long span = static_cast<long long>(end - begin) - before - es;
+  const long long last = span >= 0 ? span / es : -((-span + es - 1) / es);
+  std::ostringstream m;
+  m << "index " << index;
+  if (last < first) m << " is out of range: there is no valid index";
+  else if (index > last) m << " is past the last valid index " << last;
+  else if (index < first) m << " is before the first valid index " << first;
+  else m << " is not aligned to the element size";
+  return m.str();
+}
+
+const char* nth(int d) {
+  static const char* const names[] = {"1st", "2nd", "3rd", "4th"};
+  return names[d < 0 ? 0 : d > 3 ? 3 : d];
+}
+
+// The barrier that orders two threads. Lanes of one warp could use __syncwarp(), but only when no other warp ever
+// shares the data: a tile shared by the whole block needs __syncthreads(), so that is what the advice leads with.
+std::string barrier_for(unsigned a, unsigned b) {
+  if ((a >> 5) != (b >> 5)) return "__syncthreads()";
+  return "__syncthreads() (a __syncwarp() is enough only if no thread outside warp " + std::to_string(a >> 5) +
+         " ever uses this data)";
+}
+
+// Which two lines need the barrier. Within one barrier interval the CPU backend runs threads one after another,
+// so which of the two accesses it saw first says nothing about the order in the code: name both lines, neutrally.
+std::string separate(int line_a, int line_b) {
+  if (line_a == line_b) return " between two executions of line " + std::to_string(line_a) + ".";
+  const int lo = line_a < line_b ? line_a : line_b, hi = line_a < line_b ? line_b : line_a;
+  return " between line " + std::to_string(lo) + " and line " + std::to_string(hi) +
+         ", in the order your code runs them (in a loop, also between one iteration's line " + std::to_string(hi) +
+         " and the next iteration's line " + std::to_string(lo) + ").";
+}
+
+// " in between": also says when a warp rendezvous did happen but its mask
+// left out one of the two lanes.
+const char* in_between(unsigned a, std::uint32_t a_wsync, unsigned b, std::uint32_t b_wsync) {
+  if ((a >> 5) == (b >> 5) && a_wsync != b_wsync)
+    return " in between (the warp operation in between did not name both lanes in its mask)";
+  return " in between";
+}
+
+// "<who_does>, <before> <thread> <after> <line> (as <var>) with no __syncthreads() in between"
+std::string race_start(const Who& who, check::Access kind, const check::AccessInfo& info, const char* before,
+                       const char* after, const OtherAccess& other, std::uint32_t my_wsync) {
+  std::ostringstream m;
+  m << who_does(who, kind, info) << before << who.thread(other.thread) << after << other.line;
+  if (other.var && std::strcmp(other.var, info.site->var) != 0) m << " (as " << other.var << ")";
+  m << " with no __syncthreads()" << in_between(who.t.linear, my_wsync, other.thread, other.wsync);
+  return m.str();
+}
+
+}  // namespace
+
+void report(const Who& who, const char* category, const check::AccessInfo& info,
+            const std::function<std::string()>& message) {
+  who.w.sink.add(category, info.site->file, info.site->line, info.site->var, who.w.block.linear, who.t.linear, message);
+}
+
+bool out_of_bounds(const Who& who, const check::AccessInfo& info, check::Access kind,
+                   const std::function<std::string()>& why, const char* fix) {
+  who.w.illegal_address = true;
+  report(who, "out-of-bounds", info, [&] {
+    const char* skipped = kind == check::Access::read    ? " The read was skipped and gave 0"
+                          : kind == check::Access::write ? " The write was skipped"
+                                                         : " The access was skipped";
+    return who_does(who, kind, info) + ", but " + why() + ". " + fix + skipped +
+           "; on a GPU it corrupts memory or fails with cudaErrorIllegalAddress.";
+  });
+  return false;
+}
+
+std::string array_index_text(const check::AccessInfo& info) {
+  std::ostringstream m;
+  const int d = info.bad_dim;
+  m << info.site->var << " is declared " << info.site->var << extents_text(info) << ": index " << info.index[d];
+  if (info.ndims > 1) m << " in the " << nth(d) << " dimension";
+  if (info.index[d] < 0) m << " is negative";
+  else m << " is past the last valid index " << info.extent[d] - 1;
+  return m.str();
+}
+
+std::string buffer_index_text(const check::AccessInfo& info, const Allocation& a) {
+  const auto base = reinterpret_cast<std::uintptr_t>(info.base);
+  std::ostringstream m;
+  const std::size_t elems = a.size / info.elem_size;
+  m << index_text(info.index[0], base, a.begin, a.begin + a.size, info.elem_size) << " (" << info.site->var;
+  if (base == a.begin) m << " has " << elems << (elems == 1 ? " element" : " elements");
+  else
+    m << " points at element " << (base - a.begin) / info.elem_size << " of a buffer of " << elems
+      << (elems == 1 ? " element" : " elements");
+  m << ", cudaMalloc'ed with " << a.size << " bytes)";
+  return m.str();
+}
+
+std::string shared_index_text(const check::AccessInfo& info, const Region& region) {
+  const auto base = reinterpret_cast<std::uintptr_t>(info.base);
+  std::ostringstream m;
+  const std::size_t bytes = region.end - region.begin;
+  m << index_text(info.index[0], base, region.begin, region.end, info.elem_size) << " (";
+  if (region.dynamic) m << "the block's dynamic shared memory has " << bytes << " bytes";
+  else m << info.site->var << " points into a __shared__ array of " << bytes << " bytes";
+  m << ")";
+  return m.str();
+}
+
+std::string not_a_device_pointer_text(const Who& who, check::Access kind, const check::AccessInfo& info) {
+  std::ostringstream m;
+  if (info.base == nullptr)
+    m << "kernel parameter '" << info.site->var << "' is a null pointer: " << who_does(who, kind, info)
+      << ". Allocate the buffer with cudaMalloc before the launch and pass that pointer.";
+  else
+    m << "kernel parameter '" << info.site->var << "' is not a device pointer (did you pass a host "
+      << "pointer?): " << who_does(who, kind, info) << ", but " << info.site->var
+      << " points into no cudaMalloc'ed buffer. Pass the pointer that cudaMalloc returned, "
+         "after cudaMemcpy-ing the data to it.";
+  return m.str();
+}
+
+std::string uninitialized_read_text(const Who& who, const check::AccessInfo& info) {
+  return who_does(who, check::Access::read, info) +
+         ", which no thread of this block has written: shared memory holds garbage when a block "
+         "starts. Write every element before it is read (e.g. zero-fill the part of a tile "
+         "outside the matrix), with a __syncthreads() between the write and the read.";
+}
+
+std::string read_after_write_text(const Who& who, const check::AccessInfo& info, const OtherAccess& other,
+                                  std::uint32_t my_wsync) {
+  return race_start(who, check::Access::read, info, ", written by thread ", " at line ", other, my_wsync) +
+         ", so it may get the old or the new value. Every thread must pass a " +
+         barrier_for(who.t.linear, other.thread) + separate(other.line, info.site->line);
+}
+
+std::string write_after_write_text(const Who& who, const check::AccessInfo& info, const OtherAccess& other,
+                                   std::uint32_t my_wsync) {
+  return race_start(who, check::Access::write, info, ", also written by thread ", " at line ", other, my_wsync) +
+         ", so which value remains depends on timing. Let one thread write it, or put a " +
+         barrier_for(who.t.linear, other.thread) + " between the two writes.";
+}
+
+std::string write_after_read_text(const Who& who, const check::AccessInfo& info, const OtherAccess& other,
+                                  std::uint32_t my_wsync) {
+  return race_start(who, check::Access::write, info, ", which thread ", " reads at line ", other, my_wsync) +
+         ", so that read may get the old or the new value. Every thread must pass a " +
+         barrier_for(who.t.linear, other.thread) + separate(other.line, info.site->line);
+}
+
+}  // namespace course_cpu::detail

@@ -1,0 +1,66 @@
+// CPU backend of the course, check mode: the findings of the slow path
+// (check_record.cpp) as sentences for the student (check_messages.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "check_state.h"
+
+namespace course_cpu::detail {
+
+// The CUDA thread doing an access, for messages.
+struct Who {
+  Worker& w;
+  ThreadSlot& t;
+  std::string block() const { return format_index(w.block.idx, w.grid_dim); }
+  std::string thread() const { return format_index(t.idx, w.block_dim); }
+  std::string thread(unsigned linear) const {
+    const dim3 bd = w.block_dim;
+    return format_index(uint3{linear % bd.x, (linear / bd.x) % bd.y, linear / (bd.x * bd.y)}, bd);
+  }
+};
+
+// Adds a finding at the access's site; `message` runs only if it is needed.
+void report(const Who& who, const char* category, const check::AccessInfo& info,
+            const std::function<std::string()>& message);
+
+// Reports an out-of-bounds access (and that the launch fails); returns false.
+// `why` says which index is wrong and why; `fix` what to do about it.
+bool out_of_bounds(const Who& who, const check::AccessInfo& info, check::Access kind,
+                   const std::function<std::string()>& why, const char* fix);
+
+// ---- why an index is out of bounds (the `why` of out_of_bounds) ----------------
+// "As is declared As[16][16]: index 16 in the 2nd dimension is past the last valid index 15"
+std::string array_index_text(const check::AccessInfo& info);
+// "index 1000 is past the last valid index 999 (c has 1000 elements, cudaMalloc'ed with 4000 bytes)"
+std::string buffer_index_text(const check::AccessInfo& info, const Allocation& a);
+// The same for a pointer into a __shared__ array or the dynamic shared memory.
+std::string shared_index_text(const check::AccessInfo& info, const Region& region);
+
+// ---- other findings ---------------------------------------------------------------
+// The parameter is null or points into no cudaMalloc'ed buffer.
+std::string not_a_device_pointer_text(const Who& who, check::Access kind, const check::AccessInfo& info);
+// A read of a shared word no thread of the block has written.
+std::string uninitialized_read_text(const Who& who, const check::AccessInfo& info);
+
+// The other access of a race: by which thread, where, and that thread's warp
+// rendezvous count at the time.
+struct OtherAccess {
+  unsigned thread;
+  int line;
+  const char* var;
+  std::uint32_t wsync;
+};
+// `who` (whose warp has completed `my_wsync` rendezvous) reads a word `other` wrote,
+// writes a word `other` wrote, or writes a word `other` read, with no barrier in between.
+std::string read_after_write_text(const Who& who, const check::AccessInfo& info, const OtherAccess& other,
+                                  std::uint32_t my_wsync);
+std::string write_after_write_text(const Who& who, const check::AccessInfo& info, const OtherAccess& other,
+                                   std::uint32_t my_wsync);
+std::string write_after_read_text(const Who& who, const check::AccessInfo& info, const OtherAccess& other,
+                                  std::uint32_t my_wsync);
+
+}  // namespace course_cpu::detail

@@ -1,0 +1,126 @@
+// CPU backend of the course, check mode: the slow path of a checked access.
+//
+// Two accesses to a shared word by different threads in the same epoch (see
+// check_state.h), at least one a write, are a race - unless both threads are
+// lanes of one warp and a warp rendezvous (__syncwarp(), a shuffle, a vote)
+// whose mask named both happened in between. A read of a word not written
+// since the block started reads garbage. Global memory is only
+// bounds-checked against the cudaMalloc allocation the pointer points into.
+//
+// The common case never gets here: check_fast_path.h's inlined fast path
+// checks and records an access that needs no report itself (same state, same
+// rules); record() below is the slow path that also writes the messages.
+#include "check_messages.h"
+
+namespace course_cpu::detail {
+namespace {
+
+// Race, uninitialized-read and bookkeeping for one shared word.
+void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::AccessInfo& info, bool read,
+                 bool write, bool& reported_uninit) {
+  const std::uint32_t e = c.hot.epoch;
+  const unsigned me = who.t.linear;
+  const BlockRun& b = who.w.block;
+  const unsigned warp = me >> 5;
+  const std::uint32_t my_wsync = b.warp_sync[warp];
+  // Another lane of this warp is ordered before us by a warp rendezvous
+  // (__syncwarp, shuffle, vote) after its access whose mask named both lanes.
+  auto ordered = [&](unsigned other, std::uint32_t other_wsync) {
+    if (other == me) return true;
+    if ((other >> 5) != warp) return false;
+    if (other_wsync < b.warp_full[warp]) return true;
+    const std::uint32_t both = (1u << (other & 31)) | (1u << (me & 31));
+    for (std::uint32_t s = other_wsync; s < my_wsync && s < b.warp_masks[warp].size(); ++s)
+      if ((b.warp_masks[warp][s] & both) == both) return true;
+    return false;
+  };
+  const bool raced_writer = s.w_epoch == e && !ordered(s.writer, s.w_wsync);
+  auto writer = [&] { return OtherAccess{s.writer, s.w_site->line, s.w_site->var, s.w_wsync}; };
+  if (read) {
+    if (raced_writer) {
+      report(who, "race", info, [&] { return read_after_write_text(who, info, writer(), my_wsync); });
+    } else if (s.w_epoch < c.hot.block_first_epoch && !reported_uninit) {
+      reported_uninit = true;
+      report(who, "uninitialized-shared-read", info, [&] { return uninitialized_read_text(who, info); });
+    }
+  }
+  if (write) {
+    if (raced_writer) {
+      report(who, "race", info, [&] { return write_after_write_text(who, info, writer(), my_wsync); });
+    } else {
+      // A write after other threads' reads in the same epoch (write-after-read).
+      const bool r1 = s.r_epoch == e && !ordered(s.reader, s.r_wsync);
+      const bool r2 = s.r2_epoch == e && !ordered(s.reader2, s.r2_wsync);
+      if (r1 || r2) {
+        const OtherAccess reader = r1 ? OtherAccess{s.reader, s.r_site->line, s.r_site->var, s.r_wsync}
+                                      : OtherAccess{s.reader2, s.r2_site->line, s.r2_site->var, s.r2_wsync};
+        report(who, "race", info, [&] { return write_after_read_text(who, info, reader, my_wsync); });
+      }
+    }
+  }
+  check::note_shadow(s, read, write, e, me, my_wsync, info.site);
+}
+
+}  // namespace
+}  // namespace course_cpu::detail
+
+namespace course_cpu::check {
+
+using namespace course_cpu::detail;
+
+bool record(const AccessInfo& info, Access kind) {
+  Worker* w = tl_worker;
+  ThreadSlot* t = tl_slot;
+  if (w == nullptr || t == nullptr || !w->checked) return true;  // host code
+  CheckState& c = *w->check;
+  const Who who{*w, *t};
+  const auto addr = reinterpret_cast<std::uintptr_t>(info.addr);
+
+  Region* region = nullptr;
+  const int id = ensure_site(c, info.site);
+  if (info.is_array) {
+    region = static_region(c, info.base, info.array_bytes);
+    c.sites[id].begin = region->begin;  // the fast path's cache
+    c.sites[id].words = region->words.data();
+    if (info.bad_dim >= 0)
+      return out_of_bounds(
+          who, info, kind, [&] { return array_index_text(info); },
+          "Check the index computation against the array's size (or declare the array larger).");
+  } else {
+    const auto base = reinterpret_cast<std::uintptr_t>(info.base);
+    region = shared_region_of(*w, base);
+    if (region == nullptr) {
+      Allocation a;
+      if (!global_allocation_of(c, info.base, &a)) {
+        w->illegal_address = true;
+        report(who, "not-a-device-pointer", info, [&] { return not_a_device_pointer_text(who, kind, info); });
+        return false;
+      }
+      if (addr < a.begin || addr + info.elem_size > a.begin + a.size)
+        return out_of_bounds(
+            who, info, kind, [&] { return buffer_index_text(info, a); },
+            addr >= base ? "Guard the access with a bounds check such as `if (i < n)`, or fix the index."
+                         : "Fix the index computation so that it stays inside the buffer.");
+      return true;  // global memory: bounds only
+    }
+    if (addr < region->begin || addr + info.elem_size > region->end)
+      return out_of_bounds(
+          who, info, kind, [&] { return shared_index_text(info, *region); },
+          region->dynamic ? "Pass enough bytes as the 3rd launch parameter <<<grid, block, bytes>>> "
+                            "(e.g. blockDim.x * sizeof(float)), or fix the index."
+                          : "Check the index computation against the array's size.");
+  }
+
+  if (kind == Access::none) return true;  // class-type elements: bounds only
+  const bool read = reads(kind);
+  const bool write = writes(kind);
+  const std::size_t off = addr - region->begin;
+  const std::size_t first = off / 4, last = (off + info.elem_size - 1) / 4;
+  bool reported_uninit = false;
+  for (std::size_t i = first; i <= last && i < region->words.size(); ++i)
+    shared_word(who, c, region->words[i], info, read, write, reported_uninit);
+  note_banks(c.hot, id, t->linear, first, last, read, write);
+  return true;
+}
+
+}  // namespace course_cpu::check
