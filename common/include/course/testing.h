@@ -1,9 +1,10 @@
-// GoogleTest glue shared by every lab's tests.
+// GoogleTest glue shared by every lab's tests: skips without a device, comparisons as assertions, and the perf tests
+// (COURSE_PERF_TEST; the measurement itself is course/measure.h, whose top comment shows a whole perf body).
 #pragma once
 
 #include "course/compare.h"
-#include "course/config.h"
 #include "course/device.h"
+#include "course/measure.h"
 
 #include <gtest/gtest.h>
 
@@ -24,6 +25,25 @@
     if (!course_reason_.empty()) GTEST_SKIP() << course_reason_;              \
   } while (0)
 
+// COURSE_PERF_TEST(Suite, Case, body, "baseline name"): the GoogleTest Suite.Case (Suite ends in "Perf") runs
+// `body` (a void(course::PerfState&)) at the size of the lab manifest's [[perf]] entry with test = "Suite.Case", and
+// grades the lab against the baseline the body declared under that name (course::expect_perf_passes). It also
+// registers the case in course::perf_cases(), for a benchmark sweep. The manifest is the one the build names in
+// COURSE_LAB_MANIFEST (course_add_lab() sets it for every lab's test objects).
+#if defined(COURSE_LAB_MANIFEST)
+#define COURSE_PERF_TEST(suite, name, body, graded_baseline)                                                    \
+  [[maybe_unused]] const bool course_perf_case_##suite##_##name =                                               \
+      ::course::register_perf_case({#suite "." #name, graded_baseline, body, COURSE_LAB_MANIFEST, #body});       \
+  TEST(suite, name) {                                                                                           \
+    COURSE_REQUIRE_TIMING();                                                                                    \
+    ::course::expect_perf_passes(#suite "." #name, __FILE__, __LINE__);                                         \
+  }
+#else
+#define COURSE_PERF_TEST(suite, name, body, graded_baseline)                                                    \
+  static_assert(false, "COURSE_PERF_TEST needs COURSE_LAB_MANIFEST, the path of the lab's lab.toml: build the test " \
+                       "with course_add_lab() (grader/cmake/CourseLab.cmake)");
+#endif
+
 namespace course {
 
 // For EXPECT_TRUE / ASSERT_TRUE: passes when the comparison passed, else carries its message.
@@ -32,23 +52,41 @@ inline ::testing::AssertionResult matches(const CompareResult& result) {
   return ::testing::AssertionFailure() << result.message;
 }
 
-// The threshold `key` of a lab's config for the device the test runs on (see lookup_threshold).
-inline Threshold threshold_for(const Config& config, const std::string& key) {
-  return lookup_threshold(config, key, device_info().arch(), device_info().name);
-}
+// The body of a COURSE_PERF_TEST: measures the registered case `test` (grade_perf_case), prints what it measured,
+// records the verdict in the test's XML/JSON output — the instructor grader reads these properties and never the
+// message text:
+//   metric             the manifest's sentence for the ratio
+//   ratio, threshold   numbers ("%.6f"); threshold_section: "gpu.nvidia_h200", "sm_90" or "default"
+//   device             the GPU's name
+//   result_check       "pass" / "fail": every result check after the timed runs
+//   verdict            "pass" / "fail": ratio >= threshold
+// and fails the test (reported at `file`:`line`, the COURSE_PERF_TEST) when the ratio is below the threshold or a
+// result check failed.
+inline void expect_perf_passes(const std::string& test, const char* file, int line) {
+  const PerfGrade g = grade_perf_case(perf_case(test));
+  ::testing::Test::RecordProperty("metric", g.metric);
+  ::testing::Test::RecordProperty("ratio", std::to_string(g.ratio));
+  ::testing::Test::RecordProperty("threshold", std::to_string(g.threshold.value));
+  ::testing::Test::RecordProperty("threshold_section", g.threshold.section);
+  ::testing::Test::RecordProperty("device", g.device);
+  ::testing::Test::RecordProperty("result_check", g.checks_passed ? "pass" : "fail");
+  ::testing::Test::RecordProperty("verdict", g.ratio_passed ? "pass" : "fail");
 
-// A perf test's verdict: prints the measured ratio against the threshold, records both in the test's XML/JSON output
-// (where the instructor grader reads them), and fails when the ratio is below the threshold.
-inline void expect_ratio_at_least(const std::string& metric, double ratio, const Threshold& threshold) {
-  ::testing::Test::RecordProperty("metric", metric);
-  ::testing::Test::RecordProperty("ratio", std::to_string(ratio));
-  ::testing::Test::RecordProperty("threshold", std::to_string(threshold.value));
-  ::testing::Test::RecordProperty("device", device_info().name);
-  if (!threshold.notice.empty()) std::printf("NOTICE: %s\n", threshold.notice.c_str());
-  std::printf("%s: %.3f (pass at >= %.3f, [%s] on %s)\n", metric.c_str(), ratio, threshold.value,
-              threshold.section.c_str(), device_info().name.c_str());
-  EXPECT_GE(ratio, threshold.value) << metric << " is " << ratio << ", below the pass mark " << threshold.value
-                                    << ". The handout's 'How it is graded' and 'Hints' say what usually helps.";
+  std::printf("%s on %s\n%s", g.test.c_str(), g.device.c_str(), g.summary.c_str());
+  if (!g.threshold.notice.empty()) std::printf("NOTICE: %s\n", g.threshold.notice.c_str());
+  std::printf("%s: %.3f (pass at >= %.3f, [thresholds.%s] on %s): %s\n", g.metric.c_str(), g.ratio,
+              g.threshold.value, g.threshold.section.c_str(), g.device.c_str(), g.ratio_passed ? "pass" : "FAIL");
+  std::fflush(stdout);
+
+  if (!g.checks_passed) ADD_FAILURE_AT(file, line) << g.check_failures;
+  if (!g.ratio_passed) {
+    char numbers[96];
+    std::snprintf(numbers, sizeof numbers, " is %.3f, below the pass mark %.3f", g.ratio, g.threshold.value);
+    // "below the pass mark": older graders recognise the threshold failure by these words.
+    ADD_FAILURE_AT(file, line) << g.metric << numbers << " ([thresholds." << g.threshold.section << "] " << g.key
+                               << " in the lab's lab.toml). The handout's 'How it is graded' and 'Hints' say what "
+                               << "usually helps.";
+  }
 }
 
 // Check mode on the CPU backend: this test binary's lab code was instrumented (compile definition set by the build).

@@ -4,6 +4,8 @@
 //
 //   course::Timing t = course::time_runs([&] { matadd(a, b, c, rows, cols, 0); });
 //   double gbps = 3.0 * bytes_per_array / (t.median_ms * 1e6);
+//
+// The perf tests do not call these directly: course::PerfState (course/measure.h) times every lab with them.
 #pragma once
 
 #include <functional>

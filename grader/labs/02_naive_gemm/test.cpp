@@ -110,34 +110,31 @@ TEST(NaiveGemmBadInput, Int32OverflowIsRejected) {
 
 // ---- perf -------------------------------------------------------------------------------------------------------------
 
-TEST(NaiveGemmPerf, SpeedupVsUncoalesced) {
-  COURSE_REQUIRE_TIMING();
-  constexpr Shape s{1024, 1024, 1024};
+constexpr const char* kUncoalesced = "uncoalesced naive GEMM";
+
+// naive_gemm() against the same computation with threadIdx.x walking the rows of C; equal FLOPs, so the ratio is the
+// baseline's time over the lab's.
+void naive_gemm_perf(course::PerfState& state) {
+  const Shape s{state.size<int>("m"), state.size<int>("n"), state.size<int>("k")};
   const course::GemmSizes sizes = course::gemm_sizes(s.m, s.n, s.k);
   const std::vector<float> a_host = course::random_floats(sizes.a, course::test_seed(211));
   const std::vector<float> b_host = course::random_floats(sizes.b, course::test_seed(212));
   course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
   const double flops = 2.0 * s.m * s.n * s.k;
 
-  auto baseline = [&] { uncoalesced_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
   auto lab = [&] { naive_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
-  const course::Bracketed t = course::time_bracketed(lab, {baseline});
-  const course::Timing& mine = t.lab;
-  const double base_ms = t.baselines[0].ms();
-  std::printf("uncoalesced baseline: %7.0f GFLOP/s (median %.4f / %.4f ms)\n", flops / (base_ms * 1e6),
-              t.baselines[0].before.median_ms, t.baselines[0].after.median_ms);
-  std::printf("naive_gemm:           %7.0f GFLOP/s (median %.4f ms, spread %.1f %%)\n",
-              flops / (mine.median_ms * 1e6), mine.median_ms, 100 * mine.spread);
-
-  // The timed runs must have computed the right thing too.
-  c.poison();
-  course::run_launcher(call_text(s), lab);
-  EXPECT_TRUE(course::matches(course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
-                                              course::gemm_tolerance(s.k), c_layout(s))));
-
-  const course::Config config = course::load_lab_config("lab02");
-  course::expect_ratio_at_least("naive_gemm speed-up over the uncoalesced mapping", base_ms / mine.median_ms,
-                                course::threshold_for(config, "min_speedup_vs_uncoalesced"));
+  state.baseline(kUncoalesced, course::Work::flops(flops),
+                 [&] { uncoalesced_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+  state.lab("naive_gemm", course::Work::flops(flops), lab);
+  state.check("naive_gemm", [&] {
+    c.poison();
+    course::run_launcher(call_text(s), lab);
+    return course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
+                           course::gemm_tolerance(s.k), c_layout(s));
+  });
+  state.measure();
 }
+
+COURSE_PERF_TEST(NaiveGemmPerf, SpeedupVsUncoalesced, naive_gemm_perf, kUncoalesced)
 
 }  // namespace

@@ -1,0 +1,220 @@
+#include "course/measure.h"
+
+#include "course/device.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+namespace course {
+
+namespace {
+
+std::string format(const char* pattern, auto... values) {
+  char buffer[512];
+  std::snprintf(buffer, sizeof buffer, pattern, values...);
+  return buffer;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "'" : ", '") + n + "'";
+  return text.empty() ? "none" : text;
+}
+
+std::vector<PerfCase>& registry() {
+  static std::vector<PerfCase> cases;  // built at static initialization, read-only afterwards
+  return cases;
+}
+
+}  // namespace
+
+bool PerfResults::checks_passed() const {
+  return std::all_of(checks.begin(), checks.end(), [](const CheckOutcome& c) { return c.ok; });
+}
+
+PerfState::PerfState(Sizes sizes, TimingOptions options, std::string source)
+    : sizes_(std::move(sizes)), options_(std::move(options)), source_(std::move(source)) {}
+
+long long PerfState::size_value(const std::string& name) const {
+  const auto it = sizes_.find(name);
+  if (it == sizes_.end())
+    throw std::invalid_argument(source_ + ": no size '" + name + "' (sizes: " +
+                                (sizes_.empty() ? std::string("none") : sizes_text()) + ")");
+  return it->second;
+}
+
+std::string PerfState::sizes_text() const {
+  std::string text;
+  for (const auto& [name, value] : sizes_) text += (text.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+  return text;
+}
+
+void PerfState::require_new_name(const std::string& name) const {
+  if (measured_) throw std::logic_error("perf state: '" + name + "' declared after measure()");
+  bool taken = lab_ && lab_->name == name;
+  for (const auto* list : {&baselines_, &also_})
+    for (const Declared& d : *list) taken = taken || d.name == name;
+  if (name.empty() || taken)
+    throw std::logic_error("perf state: every timed launcher needs a unique, non-empty name; '" + name +
+                           "' is empty or declared twice");
+}
+
+void PerfState::baseline(std::string name, Work work, std::function<void()> launch) {
+  require_new_name(name);
+  baselines_.push_back({std::move(name), work, std::move(launch)});
+}
+
+void PerfState::lab(std::string name, Work work, std::function<void()> launch) {
+  require_new_name(name);
+  if (lab_) throw std::logic_error("perf state: the lab is declared twice ('" + lab_->name + "', '" + name + "')");
+  lab_ = Declared{std::move(name), work, std::move(launch)};
+}
+
+void PerfState::also_time(std::string name, Work work, std::function<void()> launch) {
+  require_new_name(name);
+  also_.push_back({std::move(name), work, std::move(launch)});
+}
+
+void PerfState::check(std::string name, std::function<CompareResult()> check) {
+  if (measured_) throw std::logic_error("perf state: check '" + name + "' declared after measure()");
+  checks_.emplace_back(std::move(name), std::move(check));
+}
+
+void PerfState::measure() {
+  if (measured_) throw std::logic_error("perf state: measure() called twice");
+  if (!lab_) throw std::logic_error("perf state: measure() needs the lab: declare it with state.lab(...)");
+  std::vector<std::function<void()>> launches;
+  for (const Declared& b : baselines_) launches.push_back(b.launch);
+  const Bracketed bracket = time_bracketed(lab_->launch, launches, options_);
+
+  results_.lab = {lab_->name, lab_->work, bracket.lab, std::nullopt};
+  for (std::size_t i = 0; i < baselines_.size(); ++i)
+    results_.baselines.push_back(
+        {baselines_[i].name, baselines_[i].work, bracket.baselines[i].before, bracket.baselines[i].after});
+  for (const Declared& a : also_) results_.also.push_back({a.name, a.work, time_runs(a.launch, options_), {}});
+
+  for (auto& [name, run] : checks_) {
+    CheckOutcome outcome{name, false, ""};
+    try {
+      const CompareResult r = run();
+      outcome.ok = r.ok;
+      outcome.message = r.message;
+    } catch (const std::exception& e) {
+      outcome.message = e.what();
+    }
+    results_.checks.push_back(std::move(outcome));
+  }
+  // The launchers and checks capture the body's buffers by reference: they must not outlive it.
+  lab_.reset();
+  baselines_.clear();
+  also_.clear();
+  checks_.clear();
+  measured_ = true;
+}
+
+const PerfResults& PerfState::results() const {
+  if (!measured_) throw std::logic_error("perf state: results() before measure()");
+  return results_;
+}
+
+double PerfState::ratio_vs(const std::string& name) const {
+  std::vector<std::string> names;
+  for (const Measured& b : results().baselines) {
+    if (b.name != name) {
+      names.push_back(b.name);
+      continue;
+    }
+    if (b.work.unit != results_.lab.work.unit)
+      throw std::invalid_argument("perf state: the lab's work and baseline '" + name +
+                                  "' are in different units (bytes and FLOPs): their rates do not divide");
+    return results_.lab.rate() / b.rate();
+  }
+  throw std::invalid_argument("perf state: no baseline '" + name + "' was declared (declared: " + join_names(names) +
+                              ")");
+}
+
+std::string PerfState::summary() const {
+  const PerfResults& r = results();
+  std::size_t width = r.lab.name.size();
+  for (const auto* list : {&r.baselines, &r.also})
+    for (const Measured& m : *list) width = std::max(width, m.name.size());
+  const int w = static_cast<int>(width);
+  std::string text = "size: " + sizes_text() + format("; each time: the median of %d runs after %d warm-up runs%s\n",
+                                                      options_.runs, options_.warmup,
+                                                      options_.flush_l2 ? ", L2 flushed before each run" : "");
+  for (const Measured& b : r.baselines)
+    text += format("  %-*s  baseline    %9.1f %-7s  median %.4f ms before the lab, %.4f ms after\n", w, b.name.c_str(),
+                   b.rate(), b.work.rate_unit(), b.timing.median_ms, b.after ? b.after->median_ms : 0.0);
+  text += format("  %-*s  lab         %9.1f %-7s  median %.4f ms, spread %.1f %%\n", w, r.lab.name.c_str(),
+                 r.lab.rate(), r.lab.work.rate_unit(), r.lab.timing.median_ms, 100 * r.lab.timing.spread);
+  for (const Measured& a : r.also) {
+    text += format("  %-*s  not graded  %9.1f %-7s  median %.4f ms, spread %.1f %%", w, a.name.c_str(), a.rate(),
+                   a.work.rate_unit(), a.timing.median_ms, 100 * a.timing.spread);
+    for (const Measured& b : r.baselines)
+      if (b.work.unit == a.work.unit) text += format("; %.3fx %s", a.rate() / b.rate(), b.name.c_str());
+    text += "\n";
+  }
+  for (const CheckOutcome& c : r.checks)
+    text += "  result check '" + c.name + "' after the timed runs: " + (c.ok ? "pass" : "FAIL") + "\n";
+  return text;
+}
+
+// ---- the registry and the graded run --------------------------------------------------------------------------------
+
+const std::vector<PerfCase>& perf_cases() { return registry(); }
+
+bool register_perf_case(PerfCase perf_case) {
+  for (const PerfCase& c : registry())
+    if (c.test == perf_case.test) throw std::logic_error("perf case " + perf_case.test + " is registered twice");
+  registry().push_back(std::move(perf_case));
+  return true;
+}
+
+const PerfCase& perf_case(const std::string& test) {
+  std::vector<std::string> names;
+  for (const PerfCase& c : registry()) {
+    if (c.test == test) return c;
+    names.push_back(c.test);
+  }
+  throw std::invalid_argument("no perf case '" + test + "' is registered (registered: " + join_names(names) + ")");
+}
+
+PerfGrade grade_perf_case(const PerfCase& perf_case, const TimingOptions& options) {
+  if (perf_case.manifest.empty())
+    throw std::logic_error(perf_case.test + ": no lab manifest: build the test with course_add_lab() "
+                           "(grader/cmake/CourseLab.cmake), which sets COURSE_LAB_MANIFEST");
+  const Manifest& manifest = Manifest::cached(perf_case.manifest);
+  const PerfEntry& entry = manifest.perf_entry(perf_case.test);
+  const DeviceInfo& device = device_info();
+
+  PerfGrade grade;
+  grade.test = perf_case.test;
+  grade.metric = entry.metric;
+  grade.key = entry.key;
+  grade.device = device.name;
+  grade.threshold = manifest.threshold(entry.key, device.arch(), device.name);
+
+  PerfState state(entry.size, options, manifest.path() + ": [[perf]] test = \"" + perf_case.test + "\"");
+  perf_case.body(state);
+  if (!state.measured())
+    throw std::logic_error(perf_case.test + ": the perf body returned without calling state.measure()");
+  const PerfResults& results = state.results();
+  if (results.checks.empty())
+    throw std::logic_error(perf_case.test + ": the perf body declares no state.check(...); a graded measurement "
+                           "must verify what the timed runs computed");
+  grade.sizes = state.sizes_text();
+  grade.summary = state.summary();
+  grade.ratio = state.ratio_vs(perf_case.graded_baseline);
+  grade.ratio_passed = grade.ratio >= grade.threshold.value;
+  grade.checks_passed = results.checks_passed();
+  for (const CheckOutcome& c : results.checks) {
+    if (c.ok) continue;
+    grade.check_failures += "After the timed runs at " + grade.sizes + ", the result of " + c.name +
+                            " is wrong (the timed runs of the lab must compute it correctly too; the correctness " +
+                            "tests use smaller sizes):\n" + c.message + "\n";
+  }
+  return grade;
+}
+
+}  // namespace course
