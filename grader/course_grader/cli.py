@@ -1,7 +1,9 @@
-"""Command line of the instructor grader: python3 grader/grade.py [SUBMISSIONS_DIR] --out OUT_DIR ...
+"""Command line of the instructor grader: python3 grader/grade.py [SUBMISSIONS_DIR | SAMPLES.toml] --out OUT_DIR ...
 
 main() parses the arguments and runs the command; grade() is the one command (grade a folder of submissions, write
-the outputs, and check the expected verdicts when asked). Usage problems print 'grade.py: ...' and return 2.
+the outputs, and check the expected verdicts when asked). With no folder, or with a samples spec (default
+grader/samples/samples.toml, see samples.py), it first generates the sample submissions into OUT_DIR/.samples and
+checks their expected verdicts. Usage problems print 'grade.py: ...' and return 2.
 """
 from __future__ import annotations
 
@@ -12,11 +14,12 @@ import sys
 import time
 from pathlib import Path
 
-from . import config, expected, gpus, grading, intake, report
+from . import config, expected, gpus, grading, intake, report, samples
 from .manifest import Lab
 from .verdicts import GraderError
 
-SAMPLES = config.REPO_ROOT / "grader" / "samples"
+SAMPLES_SPEC = samples.SPEC
+SAMPLES_FOLDER = ".samples"  # OUT/.samples: the generated sample submissions, made afresh on each run
 SAMPLES_TEST_SECONDS = 45  # per test program when grading the bundled samples (the hanging one waits this long)
 
 
@@ -28,19 +31,43 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="grade.py",
         description="Grade a folder of submissions (one subfolder, .zip or .tar.gz per student). With no folder, "
-                    "grades the bundled samples (grader/samples) and checks their expected verdicts.")
-    p.add_argument("submissions", nargs="?", type=Path, help="folder of submissions (default: grader/samples)")
+        "generates the bundled samples (grader/samples/samples.toml) into OUT/.samples, grades them and "
+        "checks their expected verdicts.",
+    )
+    p.add_argument(
+        "submissions",
+        nargs="?",
+        type=Path,
+        help="folder of submissions, or a samples spec (.toml) to generate and grade "
+        "(default: grader/samples/samples.toml)",
+    )
     p.add_argument("--out", type=Path, default=None, help="output folder (default: build/grades)")
-    p.add_argument("--jobs", type=int, default=0,
-                   help="parallel workers, each with its own build tree (default: 1; with GPUs: one per GPU)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        help="parallel workers, each with its own build tree (default: 1; with GPUs: one per GPU)",
+    )
     p.add_argument("--labs", default="", help="comma-separated lab numbers, e.g. 01,03 (default: all)")
-    p.add_argument("--backend", choices=["auto", "cpu", "gpu"], default="auto",
-                   help="auto: gpu when nvidia-smi lists a GPU, else cpu")
+    p.add_argument(
+        "--backend",
+        choices=["auto", "cpu", "gpu"],
+        default="auto",
+        help="auto: gpu when nvidia-smi lists a GPU, else cpu",
+    )
     p.add_argument("--config", type=Path, default=config.DEFAULT_CONFIG, help="course configuration")
-    p.add_argument("--work", type=Path, default=None,
-                   help="build trees and scratch (default: OUT/.work; kept so the next run reuses the build trees)")
-    p.add_argument("--expect", type=Path, default=None,
-                   help="expected verdicts to check (default: grader/samples/expected.toml when grading the samples)")
+    p.add_argument(
+        "--work",
+        type=Path,
+        default=None,
+        help="build trees and scratch (default: OUT/.work; kept so the next run reuses the build trees)",
+    )
+    p.add_argument(
+        "--expect",
+        type=Path,
+        default=None,
+        help="samples spec whose expected verdicts to check (default: the spec when grading samples)",
+    )
     p.add_argument("--seed", default="", help=argparse.SUPPRESS)  # reproduce a run; never printed or written
     p.add_argument("--test-timeout", type=float, default=0, help="seconds per test program (default: course.toml)")
     p.add_argument("--no-plots", action="store_true", help="do not draw plots")
@@ -52,19 +79,34 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         return grade(args)
-    except (UsageError, config.ConfigError) as e:
+    except (UsageError, config.ConfigError, samples.SampleError) as e:
         print(f"grade.py: {e}", file=sys.stderr)
         return 2
 
 
 # ---- the grade command ----------------------------------------------------------------------------------------------
 
-def _folders(args: argparse.Namespace) -> tuple[Path, Path]:
-    """(submissions, out), resolved; neither may hold the other."""
-    submissions = (args.submissions or SAMPLES).resolve()
+
+def _spec(submissions: Path | None) -> Path | None:
+    """The samples spec to generate the submissions from: the default one with no folder, the .toml file given, or
+    the samples.toml of the folder given (grader/samples)."""
+    if submissions is None:
+        return SAMPLES_SPEC
+    if submissions.suffix == ".toml" and submissions.is_file():
+        return submissions.resolve()
+    if (submissions / SAMPLES_SPEC.name).is_file():
+        return (submissions / SAMPLES_SPEC.name).resolve()
+    return None
+
+
+def _folders(args: argparse.Namespace, spec: Path | None) -> tuple[Path, Path]:
+    """(submissions, out), resolved; neither may hold the other. Samples are generated into OUT/.samples."""
     out = (args.out or config.REPO_ROOT / "build" / "grades").resolve()
+    if spec is not None:
+        return out / SAMPLES_FOLDER, out
+    submissions = args.submissions.resolve()
     if not submissions.is_dir():
-        raise UsageError(f"{submissions} is not a folder")
+        raise UsageError(f"{submissions} is not a folder (nor a samples spec, a .toml file)")
     if out == submissions or submissions in out.parents:
         raise UsageError(f"the output folder {out} must not be inside the submissions folder")
     if out in submissions.parents:
@@ -78,8 +120,10 @@ def _labs(course: config.Course, numbers: str, config_path: Path) -> tuple[Lab, 
         wanted = {n.strip().zfill(2) for n in numbers.split(",") if n.strip()}
         unknown = wanted - {lab.number for lab in labs}
         if unknown:
-            raise UsageError(f"--labs: no lab {', '.join(sorted(unknown))} (no grader/labs/NN_name/lab.toml; "
-                             f"configuration {config_path})")
+            raise UsageError(
+                f"--labs: no lab {', '.join(sorted(unknown))} (no grader/labs/NN_name/lab.toml; "
+                f"configuration {config_path})"
+            )
         labs = tuple(lab for lab in labs if lab.number in wanted)
     if not labs:
         raise UsageError("no lab to grade")
@@ -96,24 +140,39 @@ def _backend(choice: str) -> tuple[str, tuple[str, ...]]:
     return ("gpu" if found else "cpu"), found
 
 
+def _generate(spec: Path, folder: Path, labs: tuple[Lab, ...]) -> None:
+    """The sample submissions of `labs` from `spec`, written afresh into `folder` (OUT/.samples)."""
+    made = samples.load(spec)  # checked before the previous ones are removed
+    shutil.rmtree(folder, ignore_errors=True)
+    written = samples.generate(made, folder, labs)
+    print(f"grade.py: generated {len(written)} sample submissions from {spec} into {folder}", file=sys.stderr)
+
+
 def grade(args: argparse.Namespace) -> int:
     course = config.load(args.config)
+    spec = _spec(args.submissions)
     test_seconds = args.test_timeout
-    if not test_seconds and args.submissions is None:
+    if not test_seconds and spec is not None:
         test_seconds = min(course.limits.test_seconds, SAMPLES_TEST_SECONDS)  # the samples: a quick demonstration
     if test_seconds > 0:
         course = dataclasses.replace(course, limits=dataclasses.replace(course.limits, test_seconds=test_seconds))
-    submissions, out = _folders(args)
-    expect = args.expect or (SAMPLES / "expected.toml" if args.submissions is None else None)
+    submissions, out = _folders(args, spec)
+    expect = args.expect or spec
+    wanted = expected.load(expect) if expect is not None else None  # a bad spec stops before any grading
     labs = _labs(course, args.labs, args.config)
     backend, gpu_ids = _backend(args.backend)
+    if spec is not None:
+        _generate(spec, submissions, labs)
     jobs = args.jobs or (len(gpu_ids) if gpu_ids else 1)
     work = (args.work or out / ".work").resolve()
 
     subs, ignored = intake.discover(submissions, course, labs)
-    print(f"grade.py: {len(subs)} submissions x {len(labs)} labs on the {backend} backend"
-          + (f" (GPUs {', '.join(gpu_ids)})" if gpu_ids else " (performance not graded: no GPU)")
-          + f", {jobs} worker(s); output in {out}", file=sys.stderr)
+    print(
+        f"grade.py: {len(subs)} submissions x {len(labs)} labs on the {backend} backend"
+        + (f" (GPUs {', '.join(gpu_ids)})" if gpu_ids else " (performance not graded: no GPU)")
+        + f", {jobs} worker(s); output in {out}",
+        file=sys.stderr,
+    )
     opts = grading.Options(backend=backend, jobs=jobs, seed=args.seed, gpus=gpu_ids, work=work, quiet=args.quiet)
     start = time.monotonic()
     try:
@@ -127,14 +186,16 @@ def grade(args: argparse.Namespace) -> int:
         print(f"grade.py: {message}", file=sys.stderr)
     graded = [r for r in results if r.verdict not in ("missing", "rejected")]
     per = f", {seconds / max(1, len({r.student for r in graded})):.1f} s per submission" if graded else ""
-    print(f"grade.py: graded {len(subs)} submissions in {seconds:.0f} s{per}. "
-          f"Wrote {out / 'class.csv'}, {out / 'summary.md'}, {out / 'results'}/<student>/results.json",
-          file=sys.stderr)
+    print(
+        f"grade.py: graded {len(subs)} submissions in {seconds:.0f} s{per}. "
+        f"Wrote {out / 'class.csv'}, {out / 'summary.md'}, {out / 'results'}/<student>/results.json",
+        file=sys.stderr,
+    )
     if not subs:
         print("grade.py: the submissions folder holds no submission (no subfolder, .zip or .tar.gz)", file=sys.stderr)
-    if expect is None:
+    if wanted is None:
         return 0
-    mismatches = expected.check(results, expected.load(expect), backend)
+    mismatches = expected.check(results, wanted, backend)
     if mismatches:
         print(f"grade.py: verdicts differ from {expect}:\n  " + "\n  ".join(mismatches), file=sys.stderr)
         return 1

@@ -1,31 +1,20 @@
-"""Expected verdicts of the bundled samples (grader/samples/expected.toml), checked after grading them."""
+"""Expected verdicts of the bundled samples, stated in their spec (grader/samples/samples.toml, read by
+samples.py) and checked after grading them."""
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
+from . import samples
 from .verdicts import LabResult
 
 
 def load(path: Path) -> dict[tuple[str, str], dict]:
-    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": {backend: str}}}
+    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": {backend: str}, "why": str}}
+    from a samples spec (samples.SampleError when it cannot be used).
 
     `message_contains` applies to both backends; `cpu_message_contains` / `gpu_message_contains` to one only (e.g.
     only the CPU backend's check mode can name a race; a GPU without it just sees wrong results)."""
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    out = {}
-    for student, labs in data.items():
-        for lab, spec in labs.items():
-            number = lab.removeprefix("lab")
-            entry = {}
-            for backend in ("cpu", "gpu"):
-                v = spec.get(backend, [])
-                entry[backend] = [v] if isinstance(v, str) else list(v)
-            common = spec.get("message_contains", "")
-            entry["message_contains"] = {b: spec.get(f"{b}_message_contains", common) for b in ("cpu", "gpu")}
-            entry["why"] = spec.get("why", "")
-            out[(student, number)] = entry
-    return out
+    return samples.expectations(samples.load(path))
 
 
 def check(results: list[LabResult], expected: dict[tuple[str, str], dict], backend: str) -> list[str]:

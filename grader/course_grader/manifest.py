@@ -24,6 +24,7 @@ GPU_KEY = re.compile(r"^[a-z0-9_]+$")
 CATEGORIES = ("race", "barrier-divergence", "out-of-bounds", "uninitialized-shared-read", "invalid-launch",
               "misaligned")
 OUTCOMES = ("wrong", "correct")
+BENCH_ROLES = ("solution", "variant", "baseline", "yardstick")  # how a figure draws a series (grader/bench/)
 
 
 class ManifestError(Exception):
@@ -36,6 +37,27 @@ class Perf:
     key: str                       # threshold key, e.g. "min_fraction_of_copy"
     metric: str                    # one sentence: what the ratio divides
     size: dict[str, int]           # the problem size the perf test times
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchSeries:
+    subject: str                   # "solution" or the stem of one of the lab's variants: the program that times it
+    launcher: str                  # the name the case's body gives the timed launcher (state.lab / baseline / ...)
+    name: str                      # the series' name in the figure
+    role: str                      # one of BENCH_ROLES
+    source: str | None             # the file (or API) that holds the kernel; None: the subject's lab file
+    kernel: str | None             # the kernel's name, for a figure with Nsight Compute counts
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchSweep:                  # one [[bench]] table: a size sweep of a case for a figure (grader/bench/)
+    figure: str                    # docs/data/<figure>.json; a table of grader/bench/figures.toml
+    case: str                      # a [[perf]] test of the lab, or a bench-only case "SuiteBench.Case"
+    vary: tuple[str, ...]          # the size keys set to each value together (GEMM: m, n, k)
+    values: tuple[int, ...]
+    size: dict[str, int]           # other sizes: they replace or extend the [[perf]] entry's
+    x: tuple[str, ...]             # a point's x: the product of these sizes
+    series: tuple[BenchSeries, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +89,7 @@ class Lab:
     thresholds: dict[str, dict[str, float]]   # "default" | "sm_90" | "gpu.nvidia_h200" -> key -> value
     path: Path                     # the manifest
     allow: tuple[str, ...] = ()    # identifiers / includes this lab may use although grader/course.toml forbids them
+    bench: tuple[BenchSweep, ...] = ()  # the [[bench]] tables: sweeps for the figures
 
     @property
     def name(self) -> str:
@@ -212,10 +235,60 @@ def load_lab(path: Path, gpus: dict[str, str]) -> Lab:
     cal.get("calibrated_on", str, "the GPUs, driver, CUDA and date", "")
     cal.get("record", str, "the calibration record", "")
     cal.done()
+    subjects = ("solution", *(Path(v).stem for v in result_args["variants"]))
+    bench = tuple(_bench_sweep(_Table(path, f"bench[{i}]", entry), perf, subjects)
+                  for i, entry in enumerate(top.get("bench", list, "a list of [[bench]] tables", [])))
     top.done()
     return Lab(number=m.group("number"), folder=folder, correctness_points=correctness,
                performance_points=performance, perf_baseline=perf_baseline, perf=tuple(perf),
-               thresholds=thresholds, path=path, **result_args)
+               thresholds=thresholds, path=path, bench=bench, **result_args)
+
+
+def _bench_sweep(t: _Table, perf: list[Perf], subjects: tuple[str, ...]) -> BenchSweep:
+    """One [[bench]] table; the figure's title and the drawing are grader/bench's (figures.toml)."""
+    where = f"{t.path}: {t.where}"
+    figure = t.get("figure", str, "the figure's name, a table of grader/bench/figures.toml")
+    case = t.get("case", str, "a [[perf]] test of this lab or a bench-only case 'SuiteBench.Case'")
+    entry = next((p for p in perf if p.test == case), None)
+    if not re.fullmatch(r"[a-z0-9_]+", figure) or not re.fullmatch(r"[A-Za-z0-9_]+(Perf|Bench)\.[A-Za-z0-9_]+", case):
+        raise ManifestError(f"{where}: figure '{figure}' must be snake_case and case '{case}' 'SuitePerf.Case' or "
+                            "'SuiteBench.Case'")
+    if case.split(".")[0].endswith("Perf") and entry is None:
+        raise ManifestError(f"{where}.case: '{case}' is not a [[perf]] test of this lab (known: "
+                            f"{', '.join(p.test for p in perf) or 'none'})")
+    vary = t.strings("vary", "the size keys that take each value, e.g. [\"rows\"]")
+    values = t.get("values", list, "a list of sizes")
+    if not vary or len(set(vary)) < len(vary) or not values or len(set(values)) < len(values) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
+        raise ManifestError(f"{where}: 'vary' needs distinct size keys and 'values' distinct positive integers")
+    size_table = t.table("size", "other sizes, e.g. { cols = 4096 }", {})
+    size = {k: size_table.get(k, int, "an integer") for k in list(size_table.data)}
+    size_table.done()
+    known = set(size) | set(entry.size if entry else ())
+    unknown = [k for k in vary if entry is not None and k not in entry.size] + [k for k in vary if k in size]
+    x = t.strings("x", "the sizes whose product is a point's x", vary[:1])
+    unknown += [k for k in x if k not in known | set(vary)]
+    if unknown:
+        raise ManifestError(f"{where}: size '{unknown[0]}' is varied twice or not a size of the case (sizes: "
+                            f"{', '.join(sorted(known)) or 'none'})")
+    series = []
+    for i, data in enumerate(t.get("series", list, "a list of [[bench.series]] tables")):
+        s = _Table(t.path, f"{t.where}.series[{i}]", data)
+        item = BenchSeries(subject=s.get("subject", str, "'solution' or a variant's stem", "solution"),
+                           launcher=s.get("launcher", str, "the launcher's name in the case"),
+                           name=s.get("name", str, "the series' name in the figure"),
+                           role=s.get("role", str, f"one of {', '.join(BENCH_ROLES)}"),
+                           source=s.get("source", str, "the file that holds the kernel", None),
+                           kernel=s.get("kernel", str, "the kernel's name (Nsight Compute)", None))
+        s.done()
+        if item.subject not in subjects or item.role not in BENCH_ROLES:
+            raise ManifestError(f"{where}.series[{i}]: subject '{item.subject}' must be one of {', '.join(subjects)}"
+                                f" and role '{item.role}' one of {', '.join(BENCH_ROLES)}")
+        series.append(item)
+    if not series:
+        raise ManifestError(f"{where}: 'series' is empty")
+    t.done()
+    return BenchSweep(figure, case, vary, tuple(values), size, x, tuple(series))
 
 
 def _threshold_values(t: _Table, keys: set[str]) -> dict[str, float]:

@@ -8,12 +8,12 @@ GRADER = Path(__file__).resolve().parents[1]
 if str(GRADER) not in sys.path:
     sys.path.insert(0, str(GRADER))
 
-from course_grader import config  # noqa: E402
+from course_grader import config, samples  # noqa: E402
 
 COURSE = config.load()
 LAB01 = COURSE.lab("01")
 LAB03 = COURSE.lab("03")
-CORRECT = (GRADER / "samples" / "correct" / "01_matadd" / "matadd.cu").read_bytes()
+CORRECT = samples.source("correct", COURSE.labs).encode()  # generated from grader/samples/samples.toml
 
 
 class TempDirTest(unittest.TestCase):

@@ -1,9 +1,9 @@
 """Forbidden-library scan (source level) and link-level checks."""
 import unittest
 
-from helpers import COURSE, CORRECT, GRADER, LAB01, LAB03
+from helpers import COURSE, CORRECT, LAB01, LAB03
 
-from course_grader import config, scan
+from course_grader import config, samples, scan
 
 RULES = COURSE.anticheat
 BASELINES = scan.baseline_functions(COURSE.labs)
@@ -30,9 +30,9 @@ class StripCode(unittest.TestCase):
 class SourceScan(unittest.TestCase):
     def test_samples(self):
         self.assertEqual(problems(CORRECT.decode()), [])
-        racy = (GRADER / "samples" / "racy" / "03_tiled_gemm" / "tiled_gemm.cu").read_text()
+        racy = samples.source("racy", COURSE.labs)
         self.assertEqual(scan.scan_source("tiled_gemm.cu", racy, LAB03, RULES, BASELINES), [])
-        forbidden = (GRADER / "samples" / "forbidden" / "01_matadd" / "matadd.cu").read_text()
+        forbidden = samples.source("forbidden", COURSE.labs)
         self.assertTrue(any("cublas" in p for p in problems(forbidden)))
 
     def test_course_solutions_and_skeletons_pass(self):

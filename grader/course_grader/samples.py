@@ -1,0 +1,288 @@
+"""The bundled sample submissions: one spec, grader/samples/samples.toml, generated into submission folders.
+
+Each sample is one student's submission holding one file, made from the course's own sources so that it follows the
+solution when the solution changes:
+
+    [[sample]]
+    name = "hanging"                     # the student id: the generated folder's name
+    lab = "01"                           # the lab it is graded as
+    path = "01_matadd/matadd.cu"         # the file inside the submission (relative; the layout tests the intake)
+    from = "variant:scalar_256.cu"       # "solution" | "catalogue:<entry>" | "variant:<file>"
+    why = "an endless loop in the kernel"
+    cpu = "timeout"                      # expected verdict(s) per backend: a string or a list (any of them)
+    gpu = "timeout"
+    message_contains = "..."             # optional; cpu_message_contains / gpu_message_contains for one backend
+    [[sample.edit]]                      # optional find/replace edits, applied with manifest.apply_edits
+    find = "..."
+    replace = "..."
+
+`from = "solution"` is the lab's reference (solutions/NN_name/<file>: the file the path names, or the lab's only
+file); `catalogue:<entry>` a mutant of grader/labs/NN_name/catalogue.toml; `variant:<file>` a file of
+grader/labs/NN_name/variants/. Every error names the spec, the sample and the problem (SampleError).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from pathlib import Path, PurePosixPath
+
+from . import manifest
+from .intake import student_id
+from .manifest import Lab
+from .verdicts import VERDICTS
+
+SPEC = manifest.REPO_ROOT / "grader" / "samples" / "samples.toml"
+BACKENDS = ("cpu", "gpu")
+_KEYS = {
+    "name",
+    "lab",
+    "path",
+    "from",
+    "why",
+    "edit",
+    "cpu",
+    "gpu",
+    "message_contains",
+    "cpu_message_contains",
+    "gpu_message_contains",
+}
+_SOURCE = re.compile(r"^(?P<kind>solution|catalogue|variant)(?::(?P<arg>.*))?$")
+
+
+class SampleError(Exception):
+    """A samples spec that cannot be used, or a sample that cannot be generated; the message says which and why."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Sample:
+    name: str  # the student id
+    lab: str  # "01"
+    path: str  # inside the submission, POSIX, relative
+    source: str  # the spec's `from`
+    why: str
+    edits: tuple[dict, ...]
+    verdicts: dict[str, tuple[str, ...]]  # backend -> allowed verdicts
+    message_contains: dict[str, str]  # backend -> text the message must contain ("" for none)
+    spec: Path  # the samples.toml it comes from
+
+    @property
+    def where(self) -> str:
+        return f"{self.spec}: sample '{self.name}'"
+
+
+# ---- reading the spec -----------------------------------------------------------------------------------------------
+
+
+def _string(entry: dict, key: str, where: str, default: str | None = None) -> str:
+    value = entry.get(key, default)
+    if value is None:
+        raise SampleError(f"{where}: missing key '{key}'")
+    if not isinstance(value, str) or (default is None and not value):
+        raise SampleError(f"{where}: '{key}' must be a non-empty string, not {value!r}")
+    return value
+
+
+def _path_problem(path: str) -> str:
+    """Why `path` cannot be a file inside a submission folder, or ''."""
+    if "\\" in path or "\0" in path:
+        return "a backslash or NUL in it"
+    pure = PurePosixPath(path)
+    if pure.is_absolute():
+        return "an absolute path"
+    if any(part in ("..", ".") for part in path.split("/")) or "" in path.split("/"):
+        return "'..', '.' or an empty part: it would escape the submission folder or be ambiguous"
+    return ""
+
+
+def _verdicts(entry: dict, backend: str, where: str) -> tuple[str, ...]:
+    value = entry.get(backend)
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        raise SampleError(
+            f"{where}: '{backend}' must be the expected verdict or a non-empty list of them "
+            f"(known: {', '.join(VERDICTS)}), not {value!r}"
+        )
+    unknown = [v for v in values if v not in VERDICTS]
+    if unknown:
+        raise SampleError(f"{where}: '{backend}': unknown verdict '{unknown[0]}' (known: {', '.join(VERDICTS)})")
+    return tuple(values)
+
+
+def _sample(spec: Path, index: int, entry: object) -> Sample:
+    where = f"{spec}: sample {index + 1}"
+    if not isinstance(entry, dict):
+        raise SampleError(f"{where}: must be a [[sample]] table")
+    name = _string(entry, "name", where)
+    where = f"{spec}: sample '{name}'"
+    if student_id(name) != name:
+        raise SampleError(
+            f"{where}: the name must be a plain student id (letters, digits, '.', '_', '-'), which "
+            f"the intake keeps as it is; it would read it as '{student_id(name)}'"
+        )
+    unknown = sorted(set(entry) - _KEYS)
+    if unknown:
+        raise SampleError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(sorted(_KEYS))})")
+    lab = _string(entry, "lab", where)
+    if not re.fullmatch(r"\d\d", lab):
+        raise SampleError(f"{where}: lab = '{lab}': expected the lab's two-digit number, e.g. \"01\"")
+    path = _string(entry, "path", where)
+    if problem := _path_problem(path):
+        raise SampleError(f"{where}: path = '{path}': {problem}")
+    source = _string(entry, "from", where)
+    m = _SOURCE.match(source)
+    if not m or (m.group("kind") == "solution") != (m.group("arg") is None) or m.group("arg") == "":
+        raise SampleError(f'{where}: from = "{source}": expected "solution", "catalogue:<entry>" or "variant:<file>"')
+    edits = entry.get("edit", [])
+    if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
+        raise SampleError(f"{where}: 'edit' must be [[sample.edit]] tables with find and replace")
+    common = _string(entry, "message_contains", where, "")
+    return Sample(
+        name=name,
+        lab=lab,
+        path=path,
+        source=source,
+        why=_string(entry, "why", where),
+        edits=tuple(edits),
+        verdicts={b: _verdicts(entry, b, where) for b in BACKENDS},
+        message_contains={b: _string(entry, f"{b}_message_contains", where, common) for b in BACKENDS},
+        spec=spec,
+    )
+
+
+def load(spec: Path = SPEC) -> tuple[Sample, ...]:
+    """Every sample of the spec, in its order; checked for everything that does not need the labs."""
+    spec = Path(spec)
+    try:
+        data = tomllib.loads(spec.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise SampleError(f"{spec}: cannot read the samples spec: {e.strerror}") from e
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise SampleError(f"{spec}: not valid TOML: {e}") from e
+    unknown = sorted(set(data) - {"sample"})
+    if unknown:
+        raise SampleError(f"{spec}: unknown key or table '{unknown[0]}' (expected [[sample]] entries)")
+    entries = data.get("sample", [])
+    if not isinstance(entries, list) or not entries:
+        raise SampleError(f"{spec}: no [[sample]] entry")
+    samples = tuple(_sample(spec, i, e) for i, e in enumerate(entries))
+    names = [s.name for s in samples]
+    for s in samples:
+        if names.count(s.name) > 1:
+            raise SampleError(f"{s.where}: two samples have this name (it is the student id: one folder each)")
+    return samples
+
+
+# ---- generating ------------------------------------------------------------------------------------------------------
+
+
+def _lab(sample: Sample, labs: tuple[Lab, ...]) -> Lab:
+    for lab in labs:
+        if lab.number == sample.lab:
+            return lab
+    raise SampleError(f"{sample.where}: no lab {sample.lab} (known: {', '.join(lab.number for lab in labs)})")
+
+
+def _read(path: Path, sample: Sample, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise SampleError(
+            f"{sample.where}: from = '{sample.source}': cannot read {what} {path}: "
+            f"{getattr(e, 'strerror', None) or e}"
+        ) from e
+
+
+def _base(sample: Sample, lab: Lab, repo_root: Path) -> str:
+    """The text `from` names, before the edits."""
+    m = _SOURCE.match(sample.source)
+    kind, arg = m.group("kind"), m.group("arg")
+    if kind == "solution":
+        name = PurePosixPath(sample.path).name
+        if name not in lab.files:
+            if len(lab.files) != 1:
+                raise SampleError(
+                    f"{sample.where}: from = \"solution\": the path's file '{name}' is not one of lab "
+                    f"{lab.number}'s files {list(lab.files)}, so which solution file is meant?"
+                )
+            name = lab.files[0]
+        return _read(Path(repo_root) / "solutions" / lab.folder / name, sample, "the solution")
+    if kind == "variant":
+        if _path_problem(arg) or "/" in arg:
+            raise SampleError(
+                f"{sample.where}: from = '{sample.source}': '{arg}' must be a plain file name in "
+                f"{lab.dir / 'variants'}"
+            )
+        path = lab.dir / "variants" / arg
+        if not path.is_file():
+            known = sorted(p.name for p in (lab.dir / "variants").glob("*") if p.is_file())
+            raise SampleError(
+                f"{sample.where}: from = '{sample.source}': {path} does not exist (variants of lab "
+                f"{lab.number}: {', '.join(known) or 'none'})"
+            )
+        return _read(path, sample, "the variant")
+    try:
+        mutants = manifest.load_catalogue(lab, repo_root)
+    except manifest.ManifestError as e:
+        raise SampleError(f"{sample.where}: from = '{sample.source}': the catalogue cannot be used: {e}") from e
+    for mutant in mutants:
+        if mutant.name == arg:
+            return mutant.text
+    raise SampleError(
+        f"{sample.where}: from = '{sample.source}': lab {lab.number}'s catalogue has no entry '{arg}' "
+        f"(entries: {', '.join(m.name for m in mutants) or 'none'})"
+    )
+
+
+def text(sample: Sample, labs: tuple[Lab, ...], repo_root: Path = manifest.REPO_ROOT) -> str:
+    """The content of the sample's file: its `from`, with its edits applied."""
+    lab = _lab(sample, labs)
+    base = _base(sample, lab, Path(repo_root))
+    try:
+        return manifest.apply_edits(base, list(sample.edits), f"{sample.where} (from = '{sample.source}')")
+    except manifest.ManifestError as e:
+        raise SampleError(str(e)) from e
+
+
+def source(name: str, labs: tuple[Lab, ...], spec: Path = SPEC, repo_root: Path = manifest.REPO_ROOT) -> str:
+    """The generated text of the sample called `name` (for tests that need a sample's file without a folder)."""
+    for sample in load(spec):
+        if sample.name == name:
+            return text(sample, labs, repo_root)
+    raise SampleError(f"{spec}: no sample '{name}'")
+
+
+def generate(
+    samples: tuple[Sample, ...], dest: Path, labs: tuple[Lab, ...], repo_root: Path = manifest.REPO_ROOT
+) -> list[Sample]:
+    """Writes dest/<name>/<path> for each sample of one of `labs` (the others are skipped: a lab not in this
+    checkout, or not graded now); returns the samples written. Every text is made before anything is written."""
+    dest = Path(dest)
+    numbers = {lab.number for lab in labs}
+    chosen = [s for s in samples if s.lab in numbers]
+    texts = [text(s, labs, repo_root) for s in chosen]
+    root = dest.resolve()
+    for sample, content in zip(chosen, texts):
+        folder = root / sample.name
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            raise SampleError(f"{sample.where}: {folder} exists and is not a folder")
+        target = (folder / sample.path).resolve()
+        if folder not in target.parents:
+            raise SampleError(f"{sample.where}: path = '{sample.path}' leads to {target}, outside its folder {folder}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+    return chosen
+
+
+def expectations(samples: tuple[Sample, ...]) -> dict[tuple[str, str], dict]:
+    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": {backend: str}, "why": str}},
+    the form expected.check takes."""
+    return {
+        (s.name, s.lab): {
+            "cpu": list(s.verdicts["cpu"]),
+            "gpu": list(s.verdicts["gpu"]),
+            "message_contains": dict(s.message_contains),
+            "why": s.why,
+        }
+        for s in samples
+    }
