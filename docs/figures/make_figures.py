@@ -3,8 +3,8 @@
 
   python3 docs/figures/make_figures.py [--data docs/data] [--out docs/figures]
 
-The JSON comes from the bench programs in docs/bench (run them all with docs/bench/run_all.sh on a GPU machine);
-the fields are described in docs/bench/bench.h. Each figure is titled with the GPU, CUDA version and date of its
+The JSON comes from the bench (grader/bench/run_all.sh on a GPU machine: the perf cases swept over each lab.toml's
+[[bench]] tables); the fields are described in grader/bench/merge.py. Each figure is titled with the GPU, CUDA version and date of its
 own JSON. Figures the script knows (matadd, gemm_sizes, tile_size, bank_conflicts, stencil_radius, reduction) get
 their own layout; any other JSON gets a plain plot of its series. Needs matplotlib; nothing in the build runs this.
 """
@@ -270,7 +270,7 @@ def main(argv=None):
     plt = import_matplotlib()
     files = sorted(args.data.glob("*.json"))
     if not files:
-        sys.exit(f"make_figures: no JSON in {args.data} (run docs/bench/run_all.sh on a GPU machine)")
+        sys.exit(f"make_figures: no JSON in {args.data} (run grader/bench/run_all.sh on a GPU machine)")
     args.out.mkdir(parents=True, exist_ok=True)
     for path in files:
         data = json.loads(path.read_text(encoding="utf-8"))

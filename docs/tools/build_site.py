@@ -85,15 +85,16 @@ def site_pages(root):
 # ------------------------------------------------------------------------------------------------- includes
 
 def _manifest():
-    """grader/course_grader/manifest.py of this checkout (imported on first use: it needs Python 3.11's tomllib)."""
+    """course_grader.manifest and .catalogue of this checkout (imported on first use: they need Python 3.11's
+    tomllib)."""
     grader = str(ROOT / "grader")
     if grader not in sys.path:
         sys.path.insert(0, grader)
     try:
-        from course_grader import manifest
+        from course_grader import catalogue, manifest
     except ImportError as e:
         raise SiteError(f"cannot import course_grader.manifest from {grader} to build a catalogue entry: {e}") from e
-    return manifest
+    return manifest, catalogue
 
 
 def mutant_source(root, path):
@@ -102,11 +103,11 @@ def mutant_source(root, path):
     toml, entry = match.group("toml"), match.group("entry")
     if not (root / toml).is_file():
         raise SiteError(f"included catalogue {toml} does not exist")
-    manifest = _manifest()
+    manifest, catalogue = _manifest()
     try:
         gpus = manifest.load_gpus(root / "grader" / "course.toml")
         lab = manifest.load_lab((root / toml).with_name("lab.toml"), gpus)
-        mutants = manifest.load_catalogue(lab, root)
+        mutants = catalogue.load_catalogue(lab, root)
     except manifest.ManifestError as e:
         raise SiteError(f"cannot build the entries of {toml}: {e}") from e
     for mutant in mutants:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from course_grader import manifest  # noqa: E402
+from course_grader import catalogue, manifest  # noqa: E402
 
 
 def cmake_quote(text: str) -> str:
@@ -46,7 +46,7 @@ def generate(repo: Path, out: Path, mutants_dir: Path | None) -> None:
         if lab.variants:
             args += ["VARIANTS", *(cmake_quote(lab.dir / "variants" / v) for v in lab.variants)]
         lines.append(f"course_add_lab({' '.join(args)})")
-        for m in manifest.load_catalogue(lab, repo) if mutants_dir is not None else ():
+        for m in catalogue.load_catalogue(lab, repo) if mutants_dir is not None else ():
             path = mutants_dir / lab.folder / m.name / m.file
             write_if_changed(path, m.text)
             expect = m.expect if m.line is None else f"{m.expect} at line {m.line}"

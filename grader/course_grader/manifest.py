@@ -1,12 +1,9 @@
-"""The lab manifests: grader/labs/NN_name/lab.toml (one per lab) and its catalogue.toml of known-wrong kernels.
+"""The lab manifests: grader/labs/NN_name/lab.toml, one per lab (the catalogue.toml beside it: catalogue.py).
 
-This module is the only Python that reads them. CMake uses it through grader/cmake/configure_labs.py, the instructor
-grader through course_grader.config, the docs tools to show a catalogue entry. Every error names the file, the key
-or entry, and what was expected (ManifestError); nothing is defaulted silently.
-
-A catalogue entry is a mutation of the lab's reference solution: its `edit`s (find/replace, each `find` matching
-exactly once unless `count` says otherwise) turn the solution into the wrong kernel, so a fix to the solution fixes
-every entry. Its expected diagnosis is located by `at`, a text that occurs on exactly one line of the mutant.
+This module and catalogue.py are the only Python that reads them. CMake uses them through
+grader/cmake/configure_labs.py, the instructor grader through course_grader.config, the bench through
+grader/bench/sweeps.py, the docs tools to show a catalogue entry. Every error names the file, the key or entry, and
+what was expected (ManifestError); nothing is defaulted silently.
 """
 from __future__ import annotations
 
@@ -20,10 +17,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 LABS_DIR = Path("grader") / "labs"
 LAB_FOLDER = re.compile(r"^(?P<number>\d\d)_(?P<slug>[a-z0-9_]+)$")
 GPU_KEY = re.compile(r"^[a-z0-9_]+$")
-# The CPU backend's diagnosis categories (common/cpu/src/diagnostics.cpp) that an entry may expect at a line.
-CATEGORIES = ("race", "barrier-divergence", "out-of-bounds", "uninitialized-shared-read", "invalid-launch",
-              "misaligned")
-OUTCOMES = ("wrong", "correct")
 BENCH_ROLES = ("solution", "variant", "baseline", "yardstick")  # how a figure draws a series (grader/bench/)
 
 
@@ -58,17 +51,6 @@ class BenchSweep:                  # one [[bench]] table: a size sweep of a case
     size: dict[str, int]           # other sizes: they replace or extend the [[perf]] entry's
     x: tuple[str, ...]             # a point's x: the product of these sizes
     series: tuple[BenchSeries, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class Mutant:
-    name: str
-    mistake: str                   # one sentence, shown in the self-test and the docs
-    file: str                      # the lab file it replaces
-    expect: str                    # a category of CATEGORIES, or "wrong" / "correct"
-    line: int | None               # with a category: the line of the mutant the diagnosis must name
-    gpu: str | None                # "perf-fail" or None
-    text: str                      # the mutant's source
 
 
 @dataclasses.dataclass(frozen=True)
@@ -236,8 +218,8 @@ def load_lab(path: Path, gpus: dict[str, str]) -> Lab:
     cal.get("record", str, "the calibration record", "")
     cal.done()
     subjects = ("solution", *(Path(v).stem for v in result_args["variants"]))
-    bench = tuple(_bench_sweep(_Table(path, f"bench[{i}]", entry), perf, subjects)
-                  for i, entry in enumerate(top.get("bench", list, "a list of [[bench]] tables", [])))
+    tables = top.get("bench", list, "a list of [[bench]] tables", [])
+    bench = tuple(_bench_sweep(_Table(path, f"bench[{i}]", e), perf, subjects) for i, e in enumerate(tables))
     top.done()
     return Lab(number=m.group("number"), folder=folder, correctness_points=correctness,
                performance_points=performance, perf_baseline=perf_baseline, perf=tuple(perf),
@@ -245,50 +227,49 @@ def load_lab(path: Path, gpus: dict[str, str]) -> Lab:
 
 
 def _bench_sweep(t: _Table, perf: list[Perf], subjects: tuple[str, ...]) -> BenchSweep:
-    """One [[bench]] table; the figure's title and the drawing are grader/bench's (figures.toml)."""
+    """One [[bench]] table; the figure's title and drawing are grader/bench's (figures.toml)."""
     where = f"{t.path}: {t.where}"
-    figure = t.get("figure", str, "the figure's name, a table of grader/bench/figures.toml")
+    figure = t.get("figure", str, "a figure of grader/bench/figures.toml")
     case = t.get("case", str, "a [[perf]] test of this lab or a bench-only case 'SuiteBench.Case'")
     entry = next((p for p in perf if p.test == case), None)
-    if not re.fullmatch(r"[a-z0-9_]+", figure) or not re.fullmatch(r"[A-Za-z0-9_]+(Perf|Bench)\.[A-Za-z0-9_]+", case):
-        raise ManifestError(f"{where}: figure '{figure}' must be snake_case and case '{case}' 'SuitePerf.Case' or "
-                            "'SuiteBench.Case'")
+    if not re.fullmatch(r"[a-z0-9_]+", figure) or not re.fullmatch(r"\w+(Perf|Bench)\.\w+", case):
+        raise ManifestError(f"{where}: figure '{figure}' must be snake_case, case '{case}' 'SuitePerf|Bench.Case'")
     if case.split(".")[0].endswith("Perf") and entry is None:
-        raise ManifestError(f"{where}.case: '{case}' is not a [[perf]] test of this lab (known: "
-                            f"{', '.join(p.test for p in perf) or 'none'})")
-    vary = t.strings("vary", "the size keys that take each value, e.g. [\"rows\"]")
+        known = ", ".join(p.test for p in perf) or "none"
+        raise ManifestError(f"{where}.case: '{case}' is not a [[perf]] test of this lab (known: {known})")
+    vary = t.strings("vary", "the size keys that take each value, e.g. ['rows']")
     values = t.get("values", list, "a list of sizes")
-    if not vary or len(set(vary)) < len(vary) or not values or len(set(values)) < len(values) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
+    ints = all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values)
+    if not vary or len(set(vary)) < len(vary) or not values or not ints or len(set(values)) < len(values):
         raise ManifestError(f"{where}: 'vary' needs distinct size keys and 'values' distinct positive integers")
     size_table = t.table("size", "other sizes, e.g. { cols = 4096 }", {})
-    size = {k: size_table.get(k, int, "an integer") for k in list(size_table.data)}
-    size_table.done()
-    known = set(size) | set(entry.size if entry else ())
-    unknown = [k for k in vary if entry is not None and k not in entry.size] + [k for k in vary if k in size]
+    size = {k: size_table.get(k, int, "an integer") for k in list(size_table.data)}  # reads every key
     x = t.strings("x", "the sizes whose product is a point's x", vary[:1])
-    unknown += [k for k in x if k not in known | set(vary)]
-    if unknown:
-        raise ManifestError(f"{where}: size '{unknown[0]}' is varied twice or not a size of the case (sizes: "
-                            f"{', '.join(sorted(known)) or 'none'})")
-    series = []
-    for i, data in enumerate(t.get("series", list, "a list of [[bench.series]] tables")):
-        s = _Table(t.path, f"{t.where}.series[{i}]", data)
-        item = BenchSeries(subject=s.get("subject", str, "'solution' or a variant's stem", "solution"),
-                           launcher=s.get("launcher", str, "the launcher's name in the case"),
-                           name=s.get("name", str, "the series' name in the figure"),
-                           role=s.get("role", str, f"one of {', '.join(BENCH_ROLES)}"),
-                           source=s.get("source", str, "the file that holds the kernel", None),
-                           kernel=s.get("kernel", str, "the kernel's name (Nsight Compute)", None))
-        s.done()
-        if item.subject not in subjects or item.role not in BENCH_ROLES:
-            raise ManifestError(f"{where}.series[{i}]: subject '{item.subject}' must be one of {', '.join(subjects)}"
-                                f" and role '{item.role}' one of {', '.join(BENCH_ROLES)}")
-        series.append(item)
+    known = set(size) | set(entry.size if entry else ())
+    bad = [k for k in vary if k in size or entry and k not in entry.size] + [k for k in x if k not in known | {*vary}]
+    if bad:
+        sizes = ", ".join(sorted(known)) or "none"
+        raise ManifestError(f"{where}: size '{bad[0]}' is varied twice or not a size of the case (sizes: {sizes})")
+    entries = t.get("series", list, "a list of [[bench.series]] tables")
+    series = tuple(_bench_series(_Table(t.path, f"{t.where}.series[{i}]", e), subjects) for i, e in enumerate(entries))
     if not series:
         raise ManifestError(f"{where}: 'series' is empty")
     t.done()
-    return BenchSweep(figure, case, vary, tuple(values), size, x, tuple(series))
+    return BenchSweep(figure, case, vary, tuple(values), size, x, series)
+
+
+def _bench_series(s: _Table, subjects: tuple[str, ...]) -> BenchSeries:
+    subject = s.get("subject", str, "'solution' or a variant's stem", "solution")
+    launcher = s.get("launcher", str, "the launcher's name in the case")
+    name = s.get("name", str, "the series' name in the figure")
+    role = s.get("role", str, f"one of {', '.join(BENCH_ROLES)}")
+    source = s.get("source", str, "the file that holds the kernel", None)
+    kernel = s.get("kernel", str, "the kernel's name (Nsight Compute)", None)
+    s.done()
+    if subject not in subjects or role not in BENCH_ROLES:
+        raise ManifestError(f"{s.path}: {s.where}: subject '{subject}' and role '{role}' must be one of "
+                            f"{', '.join(subjects)} and one of {', '.join(BENCH_ROLES)}")
+    return BenchSeries(subject, launcher, name, role, source, kernel)
 
 
 def _threshold_values(t: _Table, keys: set[str]) -> dict[str, float]:
@@ -328,73 +309,3 @@ def load_labs(repo_root: Path = REPO_ROOT, course_toml: Path | None = None) -> t
         if numbers.count(n) > 1:
             raise ManifestError(f"{root / LABS_DIR}: two lab folders have number {n}")
     return labs
-
-
-# ---- the catalogue: known-wrong kernels as mutations of the solution ------------------------------------------------
-
-def apply_edits(source: str, edits: list[dict], where: str) -> str:
-    """Applies find/replace edits in order. `find` must occur exactly `count` times (default 1)."""
-    text = source
-    for i, edit in enumerate(edits):
-        find, replace, count = edit.get("find"), edit.get("replace"), edit.get("count", 1)
-        if not isinstance(find, str) or not find or not isinstance(replace, str) or not isinstance(count, int):
-            raise ManifestError(f"{where}: edit {i + 1} needs find = \"...\" (non-empty), replace = \"...\" and an "
-                                "optional integer count")
-        unknown = sorted(set(edit) - {"find", "replace", "count"})
-        if unknown:
-            raise ManifestError(f"{where}: edit {i + 1}: unknown key '{unknown[0]}' (expected find, replace, count)")
-        found = text.count(find)
-        if found != count:
-            raise ManifestError(f"{where}: edit {i + 1} no longer applies: its find text occurs {found} times in the "
-                                f"solution, expected {count}:\n{find}")
-        text = text.replace(find, replace)
-    return text
-
-
-def load_catalogue(lab: Lab, repo_root: Path = REPO_ROOT) -> tuple[Mutant, ...]:
-    path = lab.dir / "catalogue.toml"
-    if not path.is_file():
-        return ()
-    data = _read_toml(path)
-    unknown = sorted(set(data) - {"mutant"})
-    if unknown:
-        raise ManifestError(f"{path}: unknown table '{unknown[0]}' (expected [[mutant]] entries)")
-    mutants, names = [], set()
-    for i, entry in enumerate(data.get("mutant", [])):
-        t = _Table(path, f"mutant[{i}]", entry)
-        name = t.get("name", str, "a snake_case name")
-        if not re.fullmatch(r"[a-z0-9_]+", name) or name in names:
-            raise ManifestError(f"{path}: mutant name '{name}' must be snake_case and unique")
-        names.add(name)
-        where = f"{path}: mutant '{name}'"
-        mistake = t.get("mistake", str, "one sentence on the mistake")
-        file = t.get("file", str, "one of the lab's files", lab.files[0])
-        if file not in lab.files:
-            raise ManifestError(f"{where}: file '{file}' is not one of the lab's files {list(lab.files)}")
-        expect = t.get("expect", str, f"one of {', '.join(CATEGORIES + OUTCOMES)}")
-        if expect not in CATEGORIES + OUTCOMES:
-            raise ManifestError(f"{where}: expect = '{expect}': expected one of {', '.join(CATEGORIES + OUTCOMES)}")
-        at = t.get("at", str, "the text of the line the diagnosis names", None)
-        gpu = t.get("gpu", str, "'perf-fail'", None)
-        if gpu not in (None, "perf-fail"):
-            raise ManifestError(f"{where}: gpu = '{gpu}': the only GPU expectation is 'perf-fail'")
-        edits = t.get("edit", list, "a list of [[mutant.edit]] find/replace tables")
-        t.done()
-        solution = Path(repo_root) / "solutions" / lab.folder / file
-        try:
-            source = solution.read_text(encoding="utf-8")
-        except OSError as e:
-            raise ManifestError(f"{where}: cannot read the solution it mutates, {solution}: {e.strerror}") from e
-        text = apply_edits(source, edits, where)
-        line = None
-        if expect in CATEGORIES:
-            if at is None:
-                raise ManifestError(f"{where}: expect = '{expect}' needs at = \"text of the line it is reported at\"")
-            lines = [n for n, l in enumerate(text.splitlines(), 1) if at in l]
-            if len(lines) != 1:
-                raise ManifestError(f"{where}: at = \"{at}\" is on {len(lines)} lines of the mutant, expected exactly 1")
-            line = lines[0]
-        elif at is not None:
-            raise ManifestError(f"{where}: 'at' goes with a diagnosis category, not with expect = '{expect}'")
-        mutants.append(Mutant(name, mistake, file, expect, line, gpu, text))
-    return tuple(mutants)

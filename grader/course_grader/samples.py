@@ -12,7 +12,7 @@ solution when the solution changes:
     cpu = "timeout"                      # expected verdict(s) per backend: a string or a list (any of them)
     gpu = "timeout"
     message_contains = "..."             # optional; cpu_message_contains / gpu_message_contains for one backend
-    [[sample.edit]]                      # optional find/replace edits, applied with manifest.apply_edits
+    [[sample.edit]]                      # optional find/replace edits, applied with catalogue.apply_edits
     find = "..."
     replace = "..."
 
@@ -27,7 +27,7 @@ import re
 import tomllib
 from pathlib import Path, PurePosixPath
 
-from . import manifest
+from . import catalogue, manifest
 from .intake import student_id
 from .manifest import Lab
 from .verdicts import VERDICTS
@@ -222,7 +222,7 @@ def _base(sample: Sample, lab: Lab, repo_root: Path) -> str:
             )
         return _read(path, sample, "the variant")
     try:
-        mutants = manifest.load_catalogue(lab, repo_root)
+        mutants = catalogue.load_catalogue(lab, repo_root)
     except manifest.ManifestError as e:
         raise SampleError(f"{sample.where}: from = '{sample.source}': the catalogue cannot be used: {e}") from e
     for mutant in mutants:
@@ -239,7 +239,7 @@ def text(sample: Sample, labs: tuple[Lab, ...], repo_root: Path = manifest.REPO_
     lab = _lab(sample, labs)
     base = _base(sample, lab, Path(repo_root))
     try:
-        return manifest.apply_edits(base, list(sample.edits), f"{sample.where} (from = '{sample.source}')")
+        return catalogue.apply_edits(base, list(sample.edits), f"{sample.where} (from = '{sample.source}')")
     except manifest.ManifestError as e:
         raise SampleError(str(e)) from e
 

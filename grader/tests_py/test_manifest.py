@@ -5,7 +5,7 @@ from pathlib import Path
 
 from helpers import TempDirTest
 
-from course_grader import config, manifest
+from course_grader import catalogue, config, manifest
 
 COURSE_TOML = '[gpus]\nnvidia_h200 = "NVIDIA H200"\n'
 LAB_TOML = '''[lab]
@@ -82,7 +82,7 @@ class Repo(TempDirTest):
         self.catalogue.write_text(CATALOGUE.replace(old, new))
         (lab,) = manifest.load_labs(self.tmp)
         with self.assertRaises(manifest.ManifestError) as cm:
-            manifest.load_catalogue(lab, self.tmp)
+            catalogue.load_catalogue(lab, self.tmp)
         message = str(cm.exception)
         self.assertIn(str(self.catalogue), message)
         self.assertIn(entry, message)
@@ -101,7 +101,7 @@ class GoodManifest(Repo):
                                                                        {"n": 1024})])
         self.assertEqual(lab.thresholds, {"default": {"min_speedup": 1.5}, "gpu.nvidia_h200": {"min_speedup": 1.6}})
         self.assertEqual(lab.allow, ())
-        (m,) = manifest.load_catalogue(lab, self.tmp)
+        (m,) = catalogue.load_catalogue(lab, self.tmp)
         self.assertEqual((m.name, m.expect, m.line), ("no_guard", "out-of-bounds", 3))
         self.assertNotIn("if (i < n)", m.text)
 
@@ -180,7 +180,7 @@ class BadCatalogue(Repo):
         (self.tmp / "solutions" / "01_demo" / "demo.cu").unlink()
         (lab,) = manifest.load_labs(self.tmp)
         with self.assertRaises(manifest.ManifestError) as cm:
-            manifest.load_catalogue(lab, self.tmp)
+            catalogue.load_catalogue(lab, self.tmp)
         self.assertIn("demo.cu", str(cm.exception))
         self.assertIn("no_guard", str(cm.exception))
 

@@ -7,7 +7,7 @@ from contextlib import redirect_stderr
 
 from helpers import COURSE, LAB01, LAB03, TempDirTest
 
-from course_grader import cli, expected, intake, manifest, samples, verdicts
+from course_grader import catalogue, cli, expected, intake, manifest, samples, verdicts
 
 SPEC = samples.SPEC
 
@@ -52,7 +52,7 @@ class BundledSamples(TempDirTest):
         out, _ = self.generate()
         variant = (LAB01.dir / "variants" / "scalar_256.cu").read_text()
         self.assertEqual((out / "correct" / "01_matadd" / "matadd.cu").read_text(), variant)
-        racy = {m.name: m for m in manifest.load_catalogue(LAB03)}["missing_first_sync"]
+        racy = {m.name: m for m in catalogue.load_catalogue(LAB03)}["missing_first_sync"]
         self.assertEqual((out / "racy" / "03_tiled_gemm" / "tiled_gemm.cu").read_text(), racy.text)
         for s in samples.load(SPEC):
             if s.edits:  # each edit leaves its mark: the bug is in the file

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "grader"))
 
-from course_grader import gtest, manifest  # noqa: E402
+from course_grader import catalogue, gtest, manifest  # noqa: E402
 
 
 def executables(build: Path, lab: manifest.Lab) -> list[tuple[str, Path]]:
@@ -38,7 +38,7 @@ def executables(build: Path, lab: manifest.Lab) -> list[tuple[str, Path]]:
     out = [("must pass", grader / f"solution{lab.number}_gpu")]
     out += [("must pass", grader / f"lab{lab.number}_variant_{Path(v).stem}_gpu") for v in lab.variants]
     out += [("must fail", grader / f"lab{lab.number}_catalogue_{m.name}_gpu")
-            for m in manifest.load_catalogue(lab, ROOT) if m.gpu == "perf-fail"]
+            for m in catalogue.load_catalogue(lab, ROOT) if m.gpu == "perf-fail"]
     return out
 
 

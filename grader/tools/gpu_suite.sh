@@ -3,14 +3,16 @@
 #   1. build for this GPU and run the self-test (solutions incl. perf, catalogue, variants) on the GPU;
 #   2. build the student folder with the solutions pasted in and run `ctest -R labNN` for every lab;
 #   3. calibrate: every perf test, several processes each (grader/tools/calibrate.py);
-#   4. bank conflicts of lab 04 under Nsight Compute, when ncu and the lab exist.
+#   4. bank conflicts of lab 04 under Nsight Compute, when ncu and the lab exist;
+#   5. bench: the figures' sweeps (grader/bench/run_all.sh on build/gpu): <output dir>/data/NAME.json (copy them to
+#      docs/data/) and <output dir>/figures/NAME.png (to docs/figures/), logs in <output dir>/bench/. About 5 minutes.
 # Usage: grader/tools/gpu_suite.sh <output dir> [stages] [calibration runs, default 5]
-#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu (default: all), so a long suite can be
-#   split over several calls on the same machine.
+#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench (default: all), so a long suite can
+#   be split over several calls on the same machine.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: gpu_suite.sh <output dir> [stages] [runs]}
-stages=${2:-build,selftest,student,calibrate,ncu}
+stages=${2:-build,selftest,student,calibrate,ncu,bench}
 runs=${3:-5}
 want() { [[ ",$stages," == *",$1,"* ]]; }
 mkdir -p "$out"
@@ -55,6 +57,11 @@ if want ncu && command -v ncu > /dev/null && [ -x build/gpu/grader/solution04_gp
   step "lab 04 bank conflicts (Nsight Compute)"
   grader/tools/ncu_bank_conflicts.sh build/gpu/grader/solution04_gpu > "$out/ncu_lab04.txt" 2>&1 || status=1
   tail -20 "$out/ncu_lab04.txt" >> "$out/summary.txt"
+fi
+if want bench; then
+  step "bench: the figures' sweeps (grader/bench/run_all.sh): $out/data, $out/figures"
+  BUILD_DIR=build/gpu CUDA_ARCHS="$arch" JOBS="$jobs" grader/bench/run_all.sh "$out" > "$out/bench.log" 2>&1 || status=1
+  sed -n '/^run_bench: /,$p' "$out/bench.log" | tee -a "$out/summary.txt"
 fi
 step "done (status $status)"
 exit $status
