@@ -31,8 +31,7 @@ std::string describe_value(float got) {
 
 }  // namespace
 
-CompareResult compare(std::span<const float> got, const Reference& expected, double tolerance,
-                      const Layout& layout) {
+CompareResult compare(std::span<const float> got, const Reference& expected, double tolerance, const Layout& layout) {
   if (got.size() != expected.value.size())
     throw std::invalid_argument("compare: " + std::to_string(got.size()) + " outputs but " +
                                 std::to_string(expected.value.size()) + " reference values");

@@ -44,10 +44,11 @@ std::string cuda_error_hint(cudaError_t code) {
     case kNoKernelImageForDevice:
     case kUnsupportedPtxVersion:
     case kInvalidDeviceFunction:
-      return "This program was built for CUDA architecture(s) " COURSE_CUDA_ARCHITECTURES
-             " but this GPU is sm_" + this_gpu_arch() +
+      return "This program was built for CUDA architecture(s) " COURSE_CUDA_ARCHITECTURES " but this GPU is sm_" +
+             this_gpu_arch() +
              ". Reconfigure for it and rebuild: cmake --preset dev (which uses 'native'), or "
-             "cmake -B build -DCMAKE_CUDA_ARCHITECTURES=" + this_gpu_arch() + ".";
+             "cmake -B build -DCMAKE_CUDA_ARCHITECTURES=" +
+             this_gpu_arch() + ".";
     case kInvalidConfiguration:
       return "The launch configuration was rejected. A block has at most 1024 threads "
              "(blockDim.x * blockDim.y * blockDim.z), blockDim.z is at most 64, gridDim.y and gridDim.z at most "
@@ -64,9 +65,10 @@ std::string cuda_error_hint(cudaError_t code) {
              "number).";
     case kIllegalAddress:
     case kMisalignedAddress:
-      return std::string("A kernel read or wrote memory it does not own: usually a missing bounds check "
-                         "(if (i < n)) or a wrong index. The check-mode tests (ctest --test-dir build -R "
-                         "labNN.check, with your lab's number) name the line.") +
+      return std::string(
+                 "A kernel read or wrote memory it does not own: usually a missing bounds check "
+                 "(if (i < n)) or a wrong index. The check-mode tests (ctest --test-dir build -R "
+                 "labNN.check, with your lab's number) name the line.") +
              (kBackend == Backend::gpu ? " After this error the GPU context is unusable, so later tests in the "
                                          "same process fail too."
                                        : "");

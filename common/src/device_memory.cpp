@@ -34,8 +34,8 @@ void* allocate_device_bytes(std::size_t bytes, const std::string& what) {
   const cudaError_t code = cudaMalloc(&pointer, bytes);
   if (code != cudaSuccess) {
     (void)cudaGetLastError();  // a failed allocation is not sticky; clear it so later checks see only new errors
-    throw CudaError(code, "cannot allocate '" + what + "' (" + gib(bytes) + ") on the device: " +
-                              cudaGetErrorString(code) + ". " + cuda_error_hint(code));
+    throw CudaError(code, "cannot allocate '" + what + "' (" + gib(bytes) +
+                              ") on the device: " + cudaGetErrorString(code) + ". " + cuda_error_hint(code));
   }
   return pointer;
 }

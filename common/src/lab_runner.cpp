@@ -61,8 +61,8 @@ void run_launcher(const std::string& call, const std::function<void()>& launcher
                    cudaGetErrorString(run) + "). " + cuda_error_hint(run) + findings);
   }
   if (!findings.empty()) {
-    throw LabError(call + ": the output may look right, but the CPU backend found bugs that a GPU can hide:" +
-                   findings);
+    throw LabError(call +
+                   ": the output may look right, but the CPU backend found bugs that a GPU can hide:" + findings);
   }
 }
 

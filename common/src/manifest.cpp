@@ -177,8 +177,8 @@ const PerfEntry& Manifest::perf_entry(const std::string& test) const {
     if (e.test == test) return e;
   std::string known;
   for (const PerfEntry& e : perf_) known += (known.empty() ? "" : ", ") + e.test;
-  throw ManifestError(path_ + ": no [[perf]] entry with test = \"" + test + "\" (entries: " +
-                      (known.empty() ? "none" : known) + "); add one, or rename the test to match");
+  throw ManifestError(path_ + ": no [[perf]] entry with test = \"" + test +
+                      "\" (entries: " + (known.empty() ? "none" : known) + "); add one, or rename the test to match");
 }
 
 Threshold Manifest::threshold(const std::string& key, const std::string& arch, const std::string& device_name) const {
@@ -200,8 +200,10 @@ Threshold Manifest::threshold(const std::string& key, const std::string& arch, c
     t.notice = "no '" + key + "' calibrated for " + (device_name.empty() ? arch : device_name + " (" + arch + ")") +
                " in " + path_ + "; using the [thresholds.default] value, which was calibrated on another GPU";
   } else {
-    throw ManifestError(path_ + ": no value for '" + key + "' in [thresholds.default] (used for any GPU without a "
-                        "section of its own); add " + key + " = <pass mark> there");
+    throw ManifestError(path_ + ": no value for '" + key +
+                        "' in [thresholds.default] (used for any GPU without a "
+                        "section of its own); add " +
+                        key + " = <pass mark> there");
   }
   t.value = thresholds_.at(t.section).at(key);
   return t;

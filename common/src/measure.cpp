@@ -39,8 +39,8 @@ PerfState::PerfState(Sizes sizes, TimingOptions options, std::string source)
 long long PerfState::size_value(const std::string& name) const {
   const auto it = sizes_.find(name);
   if (it == sizes_.end())
-    throw std::invalid_argument(source_ + ": no size '" + name + "' (sizes: " +
-                                (sizes_.empty() ? std::string("none") : sizes_text()) + ")");
+    throw std::invalid_argument(source_ + ": no size '" + name +
+                                "' (sizes: " + (sizes_.empty() ? std::string("none") : sizes_text()) + ")");
   return it->second;
 }
 
@@ -140,9 +140,9 @@ std::string PerfState::summary() const {
   for (const auto* list : {&r.baselines, &r.also})
     for (const Measured& m : *list) width = std::max(width, m.name.size());
   const int w = static_cast<int>(width);
-  std::string text = "size: " + sizes_text() + format("; each time: the median of %d runs after %d warm-up runs%s\n",
-                                                      options_.runs, options_.warmup,
-                                                      options_.flush_l2 ? ", L2 flushed before each run" : "");
+  std::string text = "size: " + sizes_text() +
+                     format("; each time: the median of %d runs after %d warm-up runs%s\n", options_.runs,
+                            options_.warmup, options_.flush_l2 ? ", L2 flushed before each run" : "");
   for (const Measured& b : r.baselines)
     text += format("  %-*s  baseline    %9.1f %-7s  median %.4f ms before the lab, %.4f ms after\n", w, b.name.c_str(),
                    b.rate(), b.work.rate_unit(), b.timing.median_ms, b.after ? b.after->median_ms : 0.0);
@@ -182,7 +182,8 @@ const PerfCase& perf_case(const std::string& test) {
 
 PerfGrade grade_perf_case(const PerfCase& perf_case, const TimingOptions& options) {
   if (perf_case.manifest.empty())
-    throw std::logic_error(perf_case.test + ": no lab manifest: build the test with course_add_lab() "
+    throw std::logic_error(perf_case.test +
+                           ": no lab manifest: build the test with course_add_lab() "
                            "(grader/cmake/CourseLab.cmake), which sets COURSE_LAB_MANIFEST");
   const Manifest& manifest = Manifest::cached(perf_case.manifest);
   const PerfEntry& entry = manifest.perf_entry(perf_case.test);
@@ -201,7 +202,8 @@ PerfGrade grade_perf_case(const PerfCase& perf_case, const TimingOptions& option
     throw std::logic_error(perf_case.test + ": the perf body returned without calling state.measure()");
   const PerfResults& results = state.results();
   if (results.checks.empty())
-    throw std::logic_error(perf_case.test + ": the perf body declares no state.check(...); a graded measurement "
+    throw std::logic_error(perf_case.test +
+                           ": the perf body declares no state.check(...); a graded measurement "
                            "must verify what the timed runs computed");
   grade.sizes = state.sizes_text();
   grade.summary = state.summary();

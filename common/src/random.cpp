@@ -15,9 +15,7 @@ std::uint64_t Rng::next_u64() {
 
 double Rng::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
-float Rng::uniform(float lo, float hi) {
-  return static_cast<float>(lo + (static_cast<double>(hi) - lo) * uniform01());
-}
+float Rng::uniform(float lo, float hi) { return static_cast<float>(lo + (static_cast<double>(hi) - lo) * uniform01()); }
 
 std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float lo, float hi) {
   Rng rng(seed);

@@ -26,7 +26,8 @@ std::size_t require_int_indexable(const std::string& what, std::initializer_list
     }
   }
   if (product > limit)
-    throw std::invalid_argument(what + " " + shape + " has more than 2^31-1 elements: the labs index with 32-bit int, "
+    throw std::invalid_argument(what + " " + shape +
+                                " has more than 2^31-1 elements: the labs index with 32-bit int, "
                                 "which would overflow. Use a smaller size.");
   return static_cast<std::size_t>(product);
 }

@@ -66,9 +66,7 @@ TEST(Compare, NamesThePoisonValueAsUnwritten) {
   EXPECT_NE(r.message.find("out[0]"), std::string::npos) << r.message;
 }
 
-TEST(Compare, ExactZeroMatchesZero) {
-  EXPECT_TRUE(course::compare(std::vector<float>{0.0f}, exact({0.0}), 0.0).ok);
-}
+TEST(Compare, ExactZeroMatchesZero) { EXPECT_TRUE(course::compare(std::vector<float>{0.0f}, exact({0.0}), 0.0).ok); }
 
 TEST(Compare, RejectsMismatchedSizes) {
   EXPECT_THROW(course::compare(std::vector<float>{1.0f}, exact({1.0, 2.0}), 1e-6), std::invalid_argument);

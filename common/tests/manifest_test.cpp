@@ -123,8 +123,8 @@ TEST(Manifest, ThresholdWithoutADeviceNameUsesTheArchitectureSilently) {
 }
 
 TEST(Manifest, AModelSectionWithoutTheKeyFallsBack) {
-  const course::Manifest m = course::Manifest::parse(
-      replaced(kManifest, "min_speedup_vs_global = 1.10\n", ""), "lab.toml");
+  const course::Manifest m =
+      course::Manifest::parse(replaced(kManifest, "min_speedup_vs_global = 1.10\n", ""), "lab.toml");
   const course::Threshold t = m.threshold("min_speedup_vs_global", "sm_90", "NVIDIA H200");
   EXPECT_EQ(t.section, "sm_90");
   EXPECT_FALSE(t.notice.empty());
@@ -174,16 +174,18 @@ TEST(Manifest, MissingEntryAndMissingThresholdAreErrors) {
     m.perf_entry("StencilPerf.Typo");
     ADD_FAILURE() << "no error";
   } catch (const course::ManifestError& e) {
-    EXPECT_EQ(std::string(e.what()), "lab.toml: no [[perf]] entry with test = \"StencilPerf.Typo\" (entries: "
-                                     "StencilPerf.SpeedupVsGlobal, StencilPerf.BandwidthVsCopy); add one, or rename "
-                                     "the test to match");
+    EXPECT_EQ(std::string(e.what()),
+              "lab.toml: no [[perf]] entry with test = \"StencilPerf.Typo\" (entries: "
+              "StencilPerf.SpeedupVsGlobal, StencilPerf.BandwidthVsCopy); add one, or rename "
+              "the test to match");
   }
   try {
     m.threshold("min_typo", "sm_90", "NVIDIA H200");
     ADD_FAILURE() << "no error";
   } catch (const course::ManifestError& e) {
-    EXPECT_EQ(std::string(e.what()), "lab.toml: no value for 'min_typo' in [thresholds.default] (used for any GPU "
-                                     "without a section of its own); add min_typo = <pass mark> there");
+    EXPECT_EQ(std::string(e.what()),
+              "lab.toml: no value for 'min_typo' in [thresholds.default] (used for any GPU "
+              "without a section of its own); add min_typo = <pass mark> there");
   }
 }
 

@@ -1,8 +1,9 @@
 // course::PerfState and the perf-case registry on the CPU backend's runtime (events there read the host clock): what
 // is timed in which order, the ratio's formula, the checks after the timed runs, sizes, and a whole graded case
 // against a manifest written to a temporary file. Not the speed.
-#include "course/device.h"
 #include "course/measure.h"
+
+#include "course/device.h"
 #include "course/testing.h"
 
 #include <gtest/gtest-spi.h>
@@ -136,7 +137,8 @@ TEST(PerfState, SizesAreReadWithTheirTypeAndNamed) {
     ADD_FAILURE() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("lab.toml: [[perf]] X: size 'n' = 1099511627776 does not fit"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   try {
     state.size<int>("block_size");
@@ -213,8 +215,7 @@ TEST(PerfCases, AGradedCaseMustCheckMeasureAndNameADeclaredBaseline) {
     s.lab("fast", course::Work::flops(1), [] {});
     s.measure();
   };
-  EXPECT_THROW(course::grade_perf_case({"GradePerf.Misuse", "slow", no_check, manifest}, one_run()),
-               std::logic_error);
+  EXPECT_THROW(course::grade_perf_case({"GradePerf.Misuse", "slow", no_check, manifest}, one_run()), std::logic_error);
   const auto no_measure = [](course::PerfState& s) { s.lab("fast", course::Work::flops(1), [] {}); };
   EXPECT_THROW(course::grade_perf_case({"GradePerf.Misuse", "slow", no_measure, manifest}, one_run()),
                std::logic_error);
@@ -261,8 +262,7 @@ TEST(PerfTest, BelowTheThresholdRecordsVerdictFailAndFails) {
 
 TEST(PerfTest, AWrongResultRecordsResultCheckFailAndFails) {
   course::register_perf_case({"PropsPerf.Wrong", "copy", wrong_result_body, write_manifest("PropsPerf.Wrong", "0")});
-  EXPECT_NONFATAL_FAILURE(course::expect_perf_passes("PropsPerf.Wrong", "test.cpp", 12),
-                          "the result of out is wrong");
+  EXPECT_NONFATAL_FAILURE(course::expect_perf_passes("PropsPerf.Wrong", "test.cpp", 12), "the result of out is wrong");
   EXPECT_EQ(property("result_check"), "fail");
   EXPECT_EQ(property("verdict"), "pass");
 }

@@ -24,8 +24,6 @@ TEST(Stats, MinMaxSpread) {
   EXPECT_DOUBLE_EQ(course::relative_spread(s), 2.0 / 3.0);
 }
 
-TEST(Stats, EmptyIsAnError) {
-  EXPECT_THROW(course::median(std::vector<double>{}), std::invalid_argument);
-}
+TEST(Stats, EmptyIsAnError) { EXPECT_THROW(course::median(std::vector<double>{}), std::invalid_argument); }
 
 }  // namespace

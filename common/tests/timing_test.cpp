@@ -34,8 +34,8 @@ TEST(Timing, BaselinesBracketTheLabInMirrorOrder) {
   course::TimingOptions options;
   options.warmup = 0;
   options.runs = 1;
-  const course::Bracketed b = course::time_bracketed(
-      [&] { order += "L"; }, {[&] { order += "c"; }, [&] { order += "g"; }}, options);
+  const course::Bracketed b =
+      course::time_bracketed([&] { order += "L"; }, {[&] { order += "c"; }, [&] { order += "g"; }}, options);
   EXPECT_EQ(order, "cgLgc");  // copy, global, lab, global, copy: drift affects every ratio's both sides
   ASSERT_EQ(b.baselines.size(), 2u);
   EXPECT_DOUBLE_EQ(b.baselines[0].ms(), 0.5 * (b.baselines[0].before.median_ms + b.baselines[0].after.median_ms));

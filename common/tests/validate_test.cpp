@@ -26,8 +26,7 @@ TEST(Validate, ProductMustFitA32BitIndex) {
   EXPECT_EQ(course::require_int_indexable("vector", {2147483647}), 2147483647u);
   const std::string e = error_of([] { course::require_int_indexable("matrix", {65536, 32768}); });
   EXPECT_NE(e.find("matrix 65536x32768 has more than 2^31-1 elements"), std::string::npos) << e;
-  EXPECT_NE(error_of([] { course::require_int_indexable("m", {3, 0}); }).find("m 3x0: every size"),
-            std::string::npos);
+  EXPECT_NE(error_of([] { course::require_int_indexable("m", {3, 0}); }).find("m 3x0: every size"), std::string::npos);
 }
 
 }  // namespace

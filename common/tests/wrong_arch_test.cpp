@@ -9,7 +9,6 @@ void launch_noop();  // wrong_arch_kernel.cu
 
 namespace {
 
-
 TEST(WrongArchitecture, LaunchErrorSaysHowToRebuild) {
   COURSE_REQUIRE_DEVICE();
   if (course::device_info().major == 8 && course::device_info().minor == 0) GTEST_SKIP() << "this GPU is sm_80";

@@ -98,8 +98,7 @@ std::pair<std::vector<std::string>, std::vector<long long>> assignment(const std
   if (eq == std::string::npos) throw UsageError(std::string(option) + " " + text + ": expected KEY=VALUE");
   std::pair<std::vector<std::string>, std::vector<long long>> result;
   result.first = split(text.substr(0, eq), ',');
-  for (const std::string& v : split(text.substr(eq + 1), ','))
-    result.second.push_back(integer(v, option));
+  for (const std::string& v : split(text.substr(eq + 1), ',')) result.second.push_back(integer(v, option));
   for (const std::string& key : result.first)
     if (key.empty()) throw UsageError(std::string(option) + " " + text + ": an empty size name");
   return result;
@@ -167,9 +166,7 @@ std::string number(double v, int digits = 6) {
   return buffer;
 }
 
-std::string version_text(int v) {
-  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
-}
+std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -211,15 +208,13 @@ std::string record_json(const course::PerfState& state) {
     if (b.work.unit == r.lab.work.unit) ratios.push_back(quoted(b.name) + ": " + number(state.ratio_vs(b.name)));
   }
   launchers.push_back(launcher_json(r.lab, "lab"));
-  for (const course::Measured& a : r.also)
-    launchers.push_back(launcher_json(a, "also"));
+  for (const course::Measured& a : r.also) launchers.push_back(launcher_json(a, "also"));
   for (const course::CheckOutcome& c : r.checks)
     checks.push_back("{\"name\": " + quoted(c.name) + ", \"ok\": " + (c.ok ? "true" : "false") +
                      ", \"message\": " + quoted(c.message) + "}");
   const auto join = [](const std::vector<std::string>& items, const char* separator) {
     std::string text;
-    for (const std::string& item : items)
-      text += (text.empty() ? "" : separator) + item;
+    for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
     return text;
   };
   return "{\"sizes\": " + sizes_json(state.sizes()) + ",\n     \"launchers\": [\n        " +
@@ -245,8 +240,7 @@ std::string run_json(const course::PerfCase& c, const Args& a, const std::string
       "},\n  \"timing\": {\"warmup\": " + std::to_string(a.timing.warmup) +
       ", \"runs\": " + std::to_string(a.timing.runs) + ", \"l2_flush\": " + (a.timing.flush_l2 ? "true" : "false") +
       "},\n  \"records\": [";
-  for (std::size_t i = 0; i < records.size(); ++i)
-    text += (i ? ",\n    " : "\n    ") + records[i];
+  for (std::size_t i = 0; i < records.size(); ++i) text += (i ? ",\n    " : "\n    ") + records[i];
   text += "]";
   if (!error.empty()) text += ",\n  \"error\": " + quoted(error);
   return text + "\n}\n";
@@ -280,13 +274,11 @@ int run(const Args& a, const std::string& program) {
     std::printf("NOTICE: the CPU backend times the host clock: the numbers are meaningless, the code path is not\n");
   }
   course::Sizes base = graded_size(c);
-  for (const auto& [key, value] : a.size)
-    base[key] = value;
+  for (const auto& [key, value] : a.size) base[key] = value;
   std::vector<course::Sizes> points;
   for (long long v : a.values) {
     points.push_back(base);
-    for (const std::string& key : a.vary)
-      points.back()[key] = v;
+    for (const std::string& key : a.vary) points.back()[key] = v;
   }
   if (a.values.empty()) points.push_back(base);
 

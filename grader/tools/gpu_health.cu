@@ -1,7 +1,8 @@
 // GPU health check of the instructor grader: after a student's program crashed or hung on the GPU, the grader runs
 // this known-good program; exit status 0 means the GPU still computes correctly.
-#include <cstdio>
 #include <cuda_runtime.h>
+
+#include <cstdio>
 
 __global__ void iota_kernel(int* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -65,8 +65,7 @@ SplitFile split_todo_regions(const std::string& text) {
     }
   }
   if (inside && file.error.empty())
-    file.error = "the TODO region at line " + std::to_string(file.regions.back().first_line) +
-                 " has no '// END TODO'";
+    file.error = "the TODO region at line " + std::to_string(file.regions.back().first_line) + " has no '// END TODO'";
   return file;
 }
 
@@ -97,8 +96,8 @@ std::string skeleton_diff(const std::string& skeleton, const std::string& skelet
     if (const int n = first_difference(sk.outside[i], so.outside[i], &la, &lb); n != 0) {
       const int sk_line = (i == 0 ? 0 : sk.regions[i - 1].last_line) + n;
       const int so_line = (i == 0 ? 0 : so.regions[i - 1].last_line) + n;
-      out << "the files differ outside the TODO regions:\n  " << skeleton_name << ":" << sk_line << ": " << la
-          << "\n  " << solution_name << ":" << so_line << ": " << lb;
+      out << "the files differ outside the TODO regions:\n  " << skeleton_name << ":" << sk_line << ": " << la << "\n  "
+          << solution_name << ":" << so_line << ": " << lb;
       return out.str();
     }
   }

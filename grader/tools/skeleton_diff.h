@@ -22,7 +22,7 @@ struct TodoRegion {
 struct SplitFile {
   std::vector<std::string> outside;  // text between regions: outside.size() == regions.size() + 1
   std::vector<TodoRegion> regions;
-  std::string error;                 // malformed markers; empty if none
+  std::string error;  // malformed markers; empty if none
 };
 
 SplitFile split_todo_regions(const std::string& text);

@@ -50,8 +50,7 @@ TEST(SkeletonDiff, ReportsMissingRegion) {
 }
 
 TEST(SkeletonDiff, ReportsUnterminatedAndNestedRegions) {
-  EXPECT_NE(course::split_todo_regions("// TODO(lab02): a\nx\n").error.find("has no '// END TODO'"),
-            std::string::npos);
+  EXPECT_NE(course::split_todo_regions("// TODO(lab02): a\nx\n").error.find("has no '// END TODO'"), std::string::npos);
   EXPECT_NE(course::split_todo_regions("// TODO(lab02): a\n// TODO(lab02): b\n// END TODO\n").error.find("inside"),
             std::string::npos);
   EXPECT_NE(course::split_todo_regions("x\n// END TODO\n").error.find("without a TODO"), std::string::npos);

@@ -10,8 +10,8 @@
 // One thread per element. Threads of a warp have consecutive threadIdx.x, so they own consecutive columns of one
 // row: their loads and stores touch one contiguous run of memory (coalesced).
 // [docs:matadd_kernel]
-__global__ void matadd_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                              int rows, int cols) {
+__global__ void matadd_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int rows,
+                              int cols) {
   // TODO(lab01): compute this thread's row and column from blockIdx, blockDim and threadIdx (2 lines)
   const int row = 0;  // replace: the row this thread owns
   const int col = 0;  // replace: the column this thread owns

@@ -10,8 +10,8 @@
 // One thread per element. Threads of a warp have consecutive threadIdx.x, so they own consecutive columns of one
 // row: their loads and stores touch one contiguous run of memory (coalesced).
 // [docs:matadd_kernel]
-__global__ void matadd_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                              int rows, int cols) {
+__global__ void matadd_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int rows,
+                              int cols) {
   // TODO(lab01): compute this thread's row and column from blockIdx, blockDim and threadIdx (2 lines)
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -27,8 +27,8 @@ __global__ void matadd_kernel(const float* __restrict__ a, const float* __restri
 // TODO(lab01, going further): a float4 version, used when cols % 4 == 0 (optional, about 10 lines)
 // Each thread adds four consecutive elements with one 16-byte load per input and one 16-byte store: fewer, wider
 // memory instructions. Rows start at multiples of 4 elements when cols % 4 == 0, so every float4 is 16-byte aligned.
-__global__ void matadd_vec4_kernel(const float4* __restrict__ a, const float4* __restrict__ b,
-                                   float4* __restrict__ c, int rows, int cols4) {
+__global__ void matadd_vec4_kernel(const float4* __restrict__ a, const float4* __restrict__ b, float4* __restrict__ c,
+                                   int rows, int cols4) {
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   const int col4 = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows || col4 >= cols4) return;
@@ -47,8 +47,8 @@ void matadd(const float* a, const float* b, float* c, int rows, int cols, cudaSt
     const int cols4 = cols / 4;
     const dim3 grid((cols4 + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
     matadd_vec4_kernel<<<grid, block, 0, stream>>>(reinterpret_cast<const float4*>(a),
-                                                    reinterpret_cast<const float4*>(b),
-                                                    reinterpret_cast<float4*>(c), rows, cols4);
+                                                   reinterpret_cast<const float4*>(b), reinterpret_cast<float4*>(c),
+                                                   rows, cols4);
     return;
   }
   const dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);

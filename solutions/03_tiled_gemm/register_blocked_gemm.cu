@@ -12,11 +12,11 @@
 #include <cuda_runtime.h>
 
 namespace {
-constexpr int kBM = 128;  // rows of C per block
-constexpr int kBN = 128;  // columns of C per block
-constexpr int kBK = 8;    // k-tile
-constexpr int kTM = 8;    // rows of C per thread
-constexpr int kTN = 8;    // columns of C per thread
+constexpr int kBM = 128;                             // rows of C per block
+constexpr int kBN = 128;                             // columns of C per block
+constexpr int kBK = 8;                               // k-tile
+constexpr int kTM = 8;                               // rows of C per thread
+constexpr int kTN = 8;                               // columns of C per thread
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);  // 256
 static_assert(kBM * kBK % kThreads == 0 && kBK * kBN % kThreads == 0, "tile loads must divide evenly");
 }  // namespace

@@ -6,10 +6,10 @@
 // so code that prints or compares them behaves as on a GPU.
 #pragma once
 
+#include <vector_types.h>
+
 #include <cstddef>
 #include <cstring>
-
-#include <vector_types.h>
 
 #define COURSE_CPU_BACKEND 1
 #define CUDART_VERSION 12000
@@ -100,8 +100,7 @@ inline cudaError_t cudaHostAlloc(T** ptr, std::size_t size, unsigned int flags) 
 
 // __constant__ and __device__ variables are ordinary host variables here.
 template <class T>
-inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t count,
-                                      std::size_t offset = 0,
+inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
   (void)kind;
@@ -109,8 +108,7 @@ inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t co
   return cudaSuccess;
 }
 template <class T>
-inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count,
-                                        std::size_t offset = 0,
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
                                         cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
   (void)kind;
@@ -251,8 +249,9 @@ cudaError_t set_kernel_attribute(const void* kernel, cudaFuncAttribute attr, int
 // has an effect on the CPU backend, the carveout is accepted and ignored.
 template <class F>
 inline cudaError_t cudaFuncSetAttribute(F* kernel, cudaFuncAttribute attr, int value) {
-  return course_cpu::detail::set_kernel_attribute(reinterpret_cast<const void*>(kernel), attr,
-                                                  value);
+  return course_cpu::detail::set_kernel_attribute(reinterpret_cast<const void*>(kernel), attr, value);
 }
 template <class F>
-inline cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t cudaFuncSetCacheConfig(F*, cudaFuncCache) {
+  return cudaSuccess;
+}

@@ -4,18 +4,26 @@
 
 #include <cstddef>
 
-#define COURSE_CPU_VEC2(T, N, A)                                               \
-  struct alignas(A) N##2 { T x, y; };                                          \
-  inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
-#define COURSE_CPU_VEC3(T, N)                                                  \
-  struct N##3 { T x, y, z; };                                                  \
-  inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }
-#define COURSE_CPU_VEC4(T, N, A)                                               \
-  struct alignas(A) N##4 { T x, y, z, w; };                                    \
-  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
-#define COURSE_CPU_VEC1(T, N, A)                                               \
-  struct alignas(A) N##1 { T x; };                                             \
-  inline N##1 make_##N##1(T x) { return N##1{x}; }
+#define COURSE_CPU_VEC2(T, N, A) \
+  struct alignas(A) N##2 {       \
+    T x, y;                      \
+  };                             \
+  inline N##2 make_##N##2(T x, T y) { return N##2 {x, y}; }
+#define COURSE_CPU_VEC3(T, N) \
+  struct N##3 {               \
+    T x, y, z;                \
+  };                          \
+  inline N##3 make_##N##3(T x, T y, T z) { return N##3 {x, y, z}; }
+#define COURSE_CPU_VEC4(T, N, A) \
+  struct alignas(A) N##4 {       \
+    T x, y, z, w;                \
+  };                             \
+  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4 {x, y, z, w}; }
+#define COURSE_CPU_VEC1(T, N, A) \
+  struct alignas(A) N##1 {       \
+    T x;                         \
+  };                             \
+  inline N##1 make_##N##1(T x) { return N##1 {x}; }
 
 COURSE_CPU_VEC1(char, char, 1)
 COURSE_CPU_VEC2(char, char, 2)
@@ -59,7 +67,9 @@ COURSE_CPU_VEC4(double, double, 16)
 #undef COURSE_CPU_VEC4
 
 // uint3 is the type of threadIdx/blockIdx; dim3 converts to and from it.
-struct uint3 { unsigned int x, y, z; };
+struct uint3 {
+  unsigned int x, y, z;
+};
 inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { return uint3{x, y, z}; }
 
 struct dim3 {

@@ -1,8 +1,8 @@
 // course-rewrite, pass 1: the __global__/__device__ functions with a body,
 // their pointer parameters, and the kernel templates of the file.
-#include <algorithm>
-
 #include "passes.h"
+
+#include <algorithm>
 
 namespace course_rewrite {
 
@@ -66,14 +66,19 @@ int Rewriter::angle_arguments(std::size_t lt) const {
   for (std::size_t k = next(lt); k < toks_.size(); k = next(k)) {
     if (toks_[k].kind == Tok::punct) {
       const std::string_view t = toks_[k].text;
-      if (is_open(k)) ++nest;
-      else if (is_close(k)) --nest;
-      else if (nest == 0 && t == "<") ++angle;
+      if (is_open(k))
+        ++nest;
+      else if (is_close(k))
+        --nest;
+      else if (nest == 0 && t == "<")
+        ++angle;
       else if (nest == 0 && (t == ">" || t == ">>")) {
         angle -= t == ">" ? 1 : 2;
         if (angle <= 0) break;
-      } else if (nest == 0 && angle == 1 && t == ",") ++count;
-      else if (nest == 0 && angle == 1 && t == "...") return 1 << 20;
+      } else if (nest == 0 && angle == 1 && t == ",")
+        ++count;
+      else if (nest == 0 && angle == 1 && t == "...")
+        return 1 << 20;
     }
     any = true;
   }
@@ -98,10 +103,14 @@ std::set<std::string> Rewriter::pointer_params(std::size_t open, std::size_t clo
     for (std::size_t q = start; q < k; ++q) {
       if (is_blank(toks_[q])) continue;
       if (is_punct(q, "=")) break;  // default argument
-      if (is_punct(q, "*")) ++stars;
-      else if (is_punct(q, "&") || is_punct(q, "&&") || is_punct(q, "(")) bad = true;
-      else if (is_punct(q, "[")) array = true;
-      else if (is_ident(q) && !array) name = std::string(toks_[q].text);
+      if (is_punct(q, "*"))
+        ++stars;
+      else if (is_punct(q, "&") || is_punct(q, "&&") || is_punct(q, "("))
+        bad = true;
+      else if (is_punct(q, "["))
+        array = true;
+      else if (is_ident(q) && !array)
+        name = std::string(toks_[q].text);
     }
     if (!bad && !name.empty() && ((stars == 1 && !array) || (stars == 0 && array))) names.insert(name);
     start = next(k);

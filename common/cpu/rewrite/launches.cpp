@@ -13,11 +13,16 @@ std::size_t Rewriter::callee_start(std::size_t i) const {
     if (is_punct(k, ">") || is_punct(k, ">>") || is_punct(k, ">>>")) {
       int depth = 0;
       while (k != npos) {
-        if (is_punct(k, ">")) depth += 1;
-        else if (is_punct(k, ">>")) depth += 2;
-        else if (is_punct(k, ">>>")) depth += 3;
-        else if (is_punct(k, "<")) depth -= 1;
-        else if (is_punct(k, "<<")) depth -= 2;
+        if (is_punct(k, ">"))
+          depth += 1;
+        else if (is_punct(k, ">>"))
+          depth += 2;
+        else if (is_punct(k, ">>>"))
+          depth += 3;
+        else if (is_punct(k, "<"))
+          depth -= 1;
+        else if (is_punct(k, "<<"))
+          depth -= 2;
         if (depth <= 0) break;
         k = prev(k);
       }
@@ -49,8 +54,10 @@ void Rewriter::rewrite_launches() {
     std::size_t close = npos;
     int depth = 0;
     for (std::size_t q = next(i); q < toks_.size(); q = next(q)) {
-      if (is_open(q)) ++depth;
-      else if (is_close(q)) --depth;
+      if (is_open(q))
+        ++depth;
+      else if (is_close(q))
+        --depth;
       else if (depth == 0 && is_punct(q, ">>>")) {
         close = q;
         break;

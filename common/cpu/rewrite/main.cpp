@@ -1,12 +1,12 @@
 // course-rewrite --mode fast|check <input.cu> <output.cpp>
 // Rewrites a CUDA source file so that g++ can compile it for the CPU backend.
+#include "rewriter.h"
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
-
-#include "rewriter.h"
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;

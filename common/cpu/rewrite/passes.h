@@ -6,6 +6,9 @@
 // the replacement.
 #pragma once
 
+#include "rewriter.h"
+#include "tokenizer.h"
+
 #include <cstddef>
 #include <map>
 #include <set>
@@ -13,9 +16,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "rewriter.h"
-#include "tokenizer.h"
 
 namespace course_rewrite {
 
@@ -62,8 +62,10 @@ class Rewriter {
   std::size_t match(std::size_t i) const {
     int depth = 0;
     for (std::size_t k = i; k < toks_.size(); ++k) {
-      if (is_open(k)) ++depth;
-      else if (is_close(k) && --depth == 0) return k;
+      if (is_open(k))
+        ++depth;
+      else if (is_close(k) && --depth == 0)
+        return k;
     }
     return toks_.size();
   }
@@ -119,7 +121,7 @@ class Rewriter {
   Mode mode_;
   std::vector<Edit> edits_;
   std::vector<Function> functions_;
-  std::map<std::string, int> template_kernels_;  // __global__ templates of this file -> parameters
+  std::map<std::string, int> template_kernels_;                 // __global__ templates of this file -> parameters
   std::map<std::size_t, std::set<std::string>> shared_arrays_;  // body '{' -> names
   std::set<std::string> global_shared_;
   std::vector<std::pair<std::size_t, std::size_t>> declaration_ranges_;

@@ -1,9 +1,9 @@
 // course-rewrite: runs the passes (passes.h) and applies their edits.
 #include "rewriter.h"
 
-#include <algorithm>
-
 #include "passes.h"
+
+#include <algorithm>
 
 namespace course_rewrite {
 

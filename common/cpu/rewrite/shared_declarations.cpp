@@ -9,8 +9,10 @@
 namespace course_rewrite {
 
 void Rewriter::add_shared_name(const std::string& name, bool in_function, const Function* fn) {
-  if (in_function) shared_arrays_[fn->body_open].insert(name);
-  else global_shared_.insert(name);
+  if (in_function)
+    shared_arrays_[fn->body_open].insert(name);
+  else
+    global_shared_.insert(name);
 }
 
 void Rewriter::rewrite_shared() {

@@ -13,9 +13,9 @@ bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) ||
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
 
 // Longest first.
-constexpr std::array<std::string_view, 28> kPuncts = {
-    "<<<", ">>>", "<<=", ">>=", "->*", "...", "<=>", "::", "->", "++", "--", "<<", ">>", "<=",
-    ">=",  "==",  "!=",  "&&",  "||",  "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", ".*"};
+constexpr std::array<std::string_view, 28> kPuncts = {"<<<", ">>>", "<<=", ">>=", "->*", "...", "<=>", "::", "->", "++",
+                                                      "--",  "<<",  ">>",  "<=",  ">=",  "==",  "!=",  "&&", "||", "+=",
+                                                      "-=",  "*=",  "/=",  "%=",  "&=",  "|=",  "^=",  ".*"};
 
 class Lexer {
  public:
@@ -33,8 +33,8 @@ class Lexer {
         ++line_;
         kind = Tok::newline;
       } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r' || s_[i_] == '\f' ||
-                                  s_[i_] == '\v'))
+        while (i_ < s_.size() &&
+               (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r' || s_[i_] == '\f' || s_[i_] == '\v'))
           ++i_;
         kind = Tok::space;
       } else if (c == '/' && peek(1) == '/') {
@@ -77,8 +77,10 @@ class Lexer {
         kind = Tok::punct;
       }
       out_.push_back(Token{kind, s_.substr(begin, i_ - begin), line});
-      if (kind == Tok::newline) line_start = true;
-      else if (kind != Tok::space && kind != Tok::comment) line_start = false;
+      if (kind == Tok::newline)
+        line_start = true;
+      else if (kind != Tok::space && kind != Tok::comment)
+        line_start = false;
     }
     return std::move(out_);
   }
@@ -154,8 +156,7 @@ class Lexer {
       const char c = s_[i_];
       if ((c == 'e' || c == 'E' || c == 'p' || c == 'P') && (peek(1) == '+' || peek(1) == '-')) {
         i_ += 2;
-      } else if (ident_char(c) || c == '.' ||
-                 (c == '\'' && std::isalnum(static_cast<unsigned char>(peek(1))))) {
+      } else if (ident_char(c) || c == '.' || (c == '\'' && std::isalnum(static_cast<unsigned char>(peek(1))))) {
         ++i_;
       } else {
         break;

@@ -6,25 +6,31 @@
 // rendezvous whose lanes are all present, and finally releases the block
 // barrier once every thread waits at the same __syncthreads(). Anything else is
 // barrier divergence: reported, and the block is stopped instead of hanging.
+#include "scheduler.h"
+
 #include <algorithm>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "scheduler.h"
-
 namespace course_cpu::detail {
 namespace {
 
 const char* op_name(WarpOp op) {
   switch (op) {
-    case WarpOp::sync: return "__syncwarp()";
-    case WarpOp::shfl_idx: return "__shfl_sync()";
-    case WarpOp::shfl_up: return "__shfl_up_sync()";
-    case WarpOp::shfl_down: return "__shfl_down_sync()";
-    case WarpOp::shfl_xor: return "__shfl_xor_sync()";
-    case WarpOp::ballot: return "__ballot_sync()/__any_sync()/__all_sync()";
+    case WarpOp::sync:
+      return "__syncwarp()";
+    case WarpOp::shfl_idx:
+      return "__shfl_sync()";
+    case WarpOp::shfl_up:
+      return "__shfl_up_sync()";
+    case WarpOp::shfl_down:
+      return "__shfl_down_sync()";
+    case WarpOp::shfl_xor:
+      return "__shfl_xor_sync()";
+    case WarpOp::ballot:
+      return "__ballot_sync()/__any_sync()/__all_sync()";
   }
   return "warp operation";
 }
@@ -55,7 +61,10 @@ bool resolve_warps(Worker& w) {
     for (;;) {
       int leader = -1;
       for (unsigned l = 0; l < count; ++l)
-        if (b.threads[first + l].state == ThreadState::at_warp) { leader = static_cast<int>(l); break; }
+        if (b.threads[first + l].state == ThreadState::at_warp) {
+          leader = static_cast<int>(l);
+          break;
+        }
       if (leader < 0) break;
       const ThreadSlot& lead = b.threads[first + leader];
       // Lanes outside the block (a partial last warp) count as absent.
@@ -64,22 +73,25 @@ bool resolve_warps(Worker& w) {
       for (unsigned l = 0; l < count; ++l) {
         if (!(mask & (1u << l))) continue;
         const ThreadSlot& t = b.threads[first + l];
-        if (t.state == ThreadState::exited) exited.push_back(first + l);
-        else if (t.state == ThreadState::at_warp && t.op == lead.op) present.push_back(first + l);
-        else elsewhere.push_back(first + l);
+        if (t.state == ThreadState::exited)
+          exited.push_back(first + l);
+        else if (t.state == ThreadState::at_warp && t.op == lead.op)
+          present.push_back(first + l);
+        else
+          elsewhere.push_back(first + l);
       }
       if (!exited.empty() || !elsewhere.empty()) {
         std::ostringstream m;
-        m << "block " << block_text(w) << ", warp " << warp << ": "
-          << threads_text(w, present) << " wait at " << op_name(lead.op) << " on line " << lead.line
-          << ", which needs every lane of its mask 0x" << std::hex << lead.mask << std::dec << ", but ";
+        m << "block " << block_text(w) << ", warp " << warp << ": " << threads_text(w, present) << " wait at "
+          << op_name(lead.op) << " on line " << lead.line << ", which needs every lane of its mask 0x" << std::hex
+          << lead.mask << std::dec << ", but ";
         if (!exited.empty()) m << threads_text(w, exited) << " exited";
         if (!exited.empty() && !elsewhere.empty()) m << " and ";
         if (!elsewhere.empty()) {
           const ThreadSlot& o = b.threads[elsewhere.front()];
           m << threads_text(w, elsewhere) << " wait at "
-            << (o.state == ThreadState::at_barrier ? std::string("__syncthreads()") : op_name(o.op))
-            << " on line " << o.line;
+            << (o.state == ThreadState::at_barrier ? std::string("__syncthreads()") : op_name(o.op)) << " on line "
+            << o.line;
         }
         m << ". Keep every lane named in the mask on the same path (no early return before it), or "
              "pass a mask of only the lanes that take part.";
@@ -96,11 +108,20 @@ bool resolve_warps(Worker& w) {
         const int seg = lane & ~(width - 1);
         int src = lane;
         switch (t.op) {
-          case WarpOp::shfl_idx: src = seg + (t.arg & (width - 1)); break;
-          case WarpOp::shfl_up: src = lane - t.arg >= seg ? lane - t.arg : lane; break;
-          case WarpOp::shfl_down: src = lane + t.arg < seg + width ? lane + t.arg : lane; break;
-          case WarpOp::shfl_xor: src = (lane ^ t.arg) < seg + width ? (lane ^ t.arg) : lane; break;
-          default: break;
+          case WarpOp::shfl_idx:
+            src = seg + (t.arg & (width - 1));
+            break;
+          case WarpOp::shfl_up:
+            src = lane - t.arg >= seg ? lane - t.arg : lane;
+            break;
+          case WarpOp::shfl_down:
+            src = lane + t.arg < seg + width ? lane + t.arg : lane;
+            break;
+          case WarpOp::shfl_xor:
+            src = (lane ^ t.arg) < seg + width ? (lane ^ t.arg) : lane;
+            break;
+          default:
+            break;
         }
         if (src < 0 || src >= static_cast<int>(count) || !(mask & (1u << src))) src = lane;
         if (t.op == WarpOp::ballot) {
@@ -130,8 +151,10 @@ bool release_barrier(Worker& w) {
   std::map<int, std::vector<unsigned>> waiting;  // line -> threads
   std::vector<unsigned> exited;
   for (const ThreadSlot& t : b.threads) {
-    if (t.state == ThreadState::at_barrier) waiting[t.line].push_back(t.linear);
-    else exited.push_back(t.linear);  // all others have exited at this point
+    if (t.state == ThreadState::at_barrier)
+      waiting[t.line].push_back(t.linear);
+    else
+      exited.push_back(t.linear);  // all others have exited at this point
   }
   if (waiting.size() == 1 && exited.empty()) {
     const int line = waiting.begin()->first;
@@ -155,14 +178,13 @@ bool release_barrier(Worker& w) {
   std::sort(groups.begin(), groups.end());
   const int first_line = groups.front().second;
   auto at = [&](int line) {
-    return "__syncthreads() on line " + std::to_string(line) + " (" +
-           ordinal(b.barrier_releases[line] + 1) + " time)";
+    return "__syncthreads() on line " + std::to_string(line) + " (" + ordinal(b.barrier_releases[line] + 1) + " time)";
   };
   std::ostringstream m;
   m << "block " << block_text(w) << ": ";
   if (groups.size() == 1) {
-    m << threads_text(w, exited) << " exited without reaching the __syncthreads() at line "
-      << first_line << " that " << threads_text(w, waiting[first_line]) << " wait at";
+    m << threads_text(w, exited) << " exited without reaching the __syncthreads() at line " << first_line << " that "
+      << threads_text(w, waiting[first_line]) << " wait at";
   } else {
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const int line = groups[i].second;

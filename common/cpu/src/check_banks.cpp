@@ -5,10 +5,10 @@
 // (check::bank_note); its degree is the largest number of distinct 4-byte
 // words that fall into one of the 32 banks (same word = broadcast). Degrees
 // are summed per site at the end of each epoch and published per launch.
+#include "check_state.h"
+
 #include <algorithm>
 #include <iterator>
-
-#include "check_state.h"
 
 namespace course_cpu::detail {
 
@@ -105,8 +105,10 @@ void bank_open(Hot& h, BankSlot& slot, std::uint32_t index, unsigned width) {
 
 void bank_grow(BankSlot& slot, unsigned n) {
   while (slot.nreq <= n) {
-    if (slot.nreq < slot.req.size()) slot.req[slot.nreq].mask = 0;
-    else slot.req.push_back(Request{{}, 0});
+    if (slot.nreq < slot.req.size())
+      slot.req[slot.nreq].mask = 0;
+    else
+      slot.req.push_back(Request{{}, 0});
     ++slot.nreq;
   }
 }

@@ -23,10 +23,14 @@ std::string extents_text(const check::AccessInfo& info) {
 
 const char* verb(check::Access kind) {
   switch (kind) {
-    case check::Access::read: return "reads";
-    case check::Access::write: return "writes";
-    case check::Access::read_write: return "updates";
-    default: return "accesses";
+    case check::Access::read:
+      return "reads";
+    case check::Access::write:
+      return "writes";
+    case check::Access::read_write:
+      return "updates";
+    default:
+      return "accesses";
   }
 }
 
@@ -46,10 +50,14 @@ std::string index_text(long long index, std::uintptr_t base, std::uintptr_t begi
   const long long last = span >= 0 ? span / es : -((-span + es - 1) / es);
   std::ostringstream m;
   m << "index " << index;
-  if (last < first) m << " is out of range: there is no valid index";
-  else if (index > last) m << " is past the last valid index " << last;
-  else if (index < first) m << " is before the first valid index " << first;
-  else m << " is not aligned to the element size";
+  if (last < first)
+    m << " is out of range: there is no valid index";
+  else if (index > last)
+    m << " is past the last valid index " << last;
+  else if (index < first)
+    m << " is before the first valid index " << first;
+  else
+    m << " is not aligned to the element size";
   return m.str();
 }
 
@@ -119,8 +127,10 @@ std::string array_index_text(const check::AccessInfo& info) {
   const int d = info.bad_dim;
   m << info.site->var << " is declared " << info.site->var << extents_text(info) << ": index " << info.index[d];
   if (info.ndims > 1) m << " in the " << nth(d) << " dimension";
-  if (info.index[d] < 0) m << " is negative";
-  else m << " is past the last valid index " << info.extent[d] - 1;
+  if (info.index[d] < 0)
+    m << " is negative";
+  else
+    m << " is past the last valid index " << info.extent[d] - 1;
   return m.str();
 }
 
@@ -129,7 +139,8 @@ std::string buffer_index_text(const check::AccessInfo& info, const Allocation& a
   std::ostringstream m;
   const std::size_t elems = a.size / info.elem_size;
   m << index_text(info.index[0], base, a.begin, a.begin + a.size, info.elem_size) << " (" << info.site->var;
-  if (base == a.begin) m << " has " << elems << (elems == 1 ? " element" : " elements");
+  if (base == a.begin)
+    m << " has " << elems << (elems == 1 ? " element" : " elements");
   else
     m << " points at element " << (base - a.begin) / info.elem_size << " of a buffer of " << elems
       << (elems == 1 ? " element" : " elements");
@@ -142,8 +153,10 @@ std::string shared_index_text(const check::AccessInfo& info, const Region& regio
   std::ostringstream m;
   const std::size_t bytes = region.end - region.begin;
   m << index_text(info.index[0], base, region.begin, region.end, info.elem_size) << " (";
-  if (region.dynamic) m << "the block's dynamic shared memory has " << bytes << " bytes";
-  else m << info.site->var << " points into a __shared__ array of " << bytes << " bytes";
+  if (region.dynamic)
+    m << "the block's dynamic shared memory has " << bytes << " bytes";
+  else
+    m << info.site->var << " points into a __shared__ array of " << bytes << " bytes";
   m << ")";
   return m.str();
 }

@@ -2,12 +2,12 @@
 // (check_record.cpp) as sentences for the student (check_messages.cpp).
 #pragma once
 
+#include "check_state.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
-
-#include "check_state.h"
 
 namespace course_cpu::detail {
 

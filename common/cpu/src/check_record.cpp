@@ -16,8 +16,8 @@ namespace course_cpu::detail {
 namespace {
 
 // Race, uninitialized-read and bookkeeping for one shared word.
-void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::AccessInfo& info, bool read,
-                 bool write, bool& reported_uninit) {
+void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::AccessInfo& info, bool read, bool write,
+                 bool& reported_uninit) {
   const std::uint32_t e = c.hot.epoch;
   const unsigned me = who.t.linear;
   const BlockRun& b = who.w.block;

@@ -1,12 +1,12 @@
 // CPU backend of the course, check mode: a worker's check state over a launch
 // and its blocks - sites, shared regions, the cached cudaMalloc buffers - and
 // the hooks the scheduler and the rewritten code call to keep it current.
+#include "check_state.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-
-#include "check_state.h"
 
 namespace course_cpu::check {
 constinit thread_local Hot* tl_hot = nullptr;

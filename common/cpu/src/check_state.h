@@ -8,14 +8,14 @@
 // old records never need clearing).
 #pragma once
 
+#include "scheduler.h"
+
+#include <course_cpu/check.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
-
-#include <course_cpu/check.h>
-
-#include "scheduler.h"
 
 namespace course_cpu::detail {
 
@@ -27,10 +27,10 @@ struct Region {
 };
 
 struct CheckState {
-  check::Hot hot;  // what the inlined fast path (check_fast_path.h) reads
+  check::Hot hot;                                // what the inlined fast path (check_fast_path.h) reads
   std::vector<std::unique_ptr<Region>> statics;  // static __shared__ arrays seen on this worker
   Region* last_static = nullptr;
-  Region arena;  // extern __shared__
+  Region arena;                        // extern __shared__
   std::vector<check::SiteSlot> sites;  // by Site::id
   std::vector<check::BankSlot> bank;   // by (id * 2 + store) * 32 + warp
   std::vector<std::uint32_t> active;   // bank slots opened in this epoch

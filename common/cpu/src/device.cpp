@@ -1,15 +1,15 @@
 // CPU backend of the course: the "device" (the CPU), streams, events,
 // versions and kernel attributes. Everything is synchronous.
+#include "internal.h"
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <map>
 #include <mutex>
 #include <thread>
-
-#include "internal.h"
 
 namespace course_cpu::detail {
 
@@ -67,8 +67,7 @@ cudaError_t set_kernel_attribute(const void* kernel, cudaFuncAttribute attr, int
         std::lock_guard lock(g_attr_mutex);
         // The limit applies to dynamic + static shared memory; static arrays
         // are not measured on the CPU, so at least the default stays allowed.
-        kernel_shared_limits()[kernel] =
-            std::max<std::size_t>(static_cast<std::size_t>(value), kDefaultSharedPerBlock);
+        kernel_shared_limits()[kernel] = std::max<std::size_t>(static_cast<std::size_t>(value), kDefaultSharedPerBlock);
       }
       return cudaSuccess;
     case cudaFuncAttributePreferredSharedMemoryCarveout:
@@ -125,9 +124,7 @@ cudaError_t give(int* out, int value) {
 
 cudaError_t cudaGetDeviceCount(int* count) { return give(count, 1); }
 cudaError_t cudaGetDevice(int* device) { return give(device, 0); }
-cudaError_t cudaSetDevice(int device) {
-  return device == 0 ? cudaSuccess : set_last_error(cudaErrorInvalidDevice);
-}
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : set_last_error(cudaErrorInvalidDevice); }
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (prop == nullptr) return set_last_error(cudaErrorInvalidValue);
   if (device != 0) return set_last_error(cudaErrorInvalidDevice);
@@ -139,35 +136,93 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   if (device != 0) return set_last_error(cudaErrorInvalidDevice);
   const cudaDeviceProp p = make_properties();
   switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
-    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
-    case cudaDevAttrWarpSize: *value = p.warpSize; break;
-    case cudaDevAttrMaxPitch: *value = static_cast<int>(p.memPitch); break;
-    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case cudaDevAttrClockRate: *value = p.clockRate; break;
-    case cudaDevAttrTextureAlignment: *value = static_cast<int>(p.textureAlignment); break;
-    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-    case cudaDevAttrCanMapHostMemory: *value = 1; break;
-    case cudaDevAttrMemoryClockRate: *value = p.memoryClockRate; break;
-    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
-    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-    case cudaDevAttrUnifiedAddressing: *value = 1; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
-    case cudaDevAttrManagedMemory: *value = 1; break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
-    default: *value = 0; break;
+    case cudaDevAttrMaxThreadsPerBlock:
+      *value = p.maxThreadsPerBlock;
+      break;
+    case cudaDevAttrMaxBlockDimX:
+      *value = p.maxThreadsDim[0];
+      break;
+    case cudaDevAttrMaxBlockDimY:
+      *value = p.maxThreadsDim[1];
+      break;
+    case cudaDevAttrMaxBlockDimZ:
+      *value = p.maxThreadsDim[2];
+      break;
+    case cudaDevAttrMaxGridDimX:
+      *value = p.maxGridSize[0];
+      break;
+    case cudaDevAttrMaxGridDimY:
+      *value = p.maxGridSize[1];
+      break;
+    case cudaDevAttrMaxGridDimZ:
+      *value = p.maxGridSize[2];
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+      *value = static_cast<int>(p.sharedMemPerBlock);
+      break;
+    case cudaDevAttrTotalConstantMemory:
+      *value = static_cast<int>(p.totalConstMem);
+      break;
+    case cudaDevAttrWarpSize:
+      *value = p.warpSize;
+      break;
+    case cudaDevAttrMaxPitch:
+      *value = static_cast<int>(p.memPitch);
+      break;
+    case cudaDevAttrMaxRegistersPerBlock:
+      *value = p.regsPerBlock;
+      break;
+    case cudaDevAttrClockRate:
+      *value = p.clockRate;
+      break;
+    case cudaDevAttrTextureAlignment:
+      *value = static_cast<int>(p.textureAlignment);
+      break;
+    case cudaDevAttrMultiProcessorCount:
+      *value = p.multiProcessorCount;
+      break;
+    case cudaDevAttrCanMapHostMemory:
+      *value = 1;
+      break;
+    case cudaDevAttrMemoryClockRate:
+      *value = p.memoryClockRate;
+      break;
+    case cudaDevAttrGlobalMemoryBusWidth:
+      *value = p.memoryBusWidth;
+      break;
+    case cudaDevAttrL2CacheSize:
+      *value = p.l2CacheSize;
+      break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+      *value = p.maxThreadsPerMultiProcessor;
+      break;
+    case cudaDevAttrUnifiedAddressing:
+      *value = 1;
+      break;
+    case cudaDevAttrComputeCapabilityMajor:
+      *value = p.major;
+      break;
+    case cudaDevAttrComputeCapabilityMinor:
+      *value = p.minor;
+      break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+      *value = static_cast<int>(p.sharedMemPerMultiprocessor);
+      break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+      *value = p.regsPerMultiprocessor;
+      break;
+    case cudaDevAttrManagedMemory:
+      *value = 1;
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+      *value = static_cast<int>(p.sharedMemPerBlockOptin);
+      break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+      *value = p.maxBlocksPerMultiProcessor;
+      break;
+    default:
+      *value = 0;
+      break;
   }
   return cudaSuccess;
 }

@@ -2,6 +2,8 @@
 // the runtime found. Each distinct (category, file, line, variable) is kept
 // once with a count; its message is that of the first occurrence by lowest
 // (block, thread), so the output does not depend on timing or worker count.
+#include "internal.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -10,8 +12,6 @@
 #include <mutex>
 #include <sstream>
 #include <tuple>
-
-#include "internal.h"
 
 namespace course_cpu::detail {
 
@@ -54,9 +54,8 @@ std::string ordinal(int n) {
   return std::to_string(n) + suffix;
 }
 
-void DiagnosticSink::add(const char* category, const char* file, int line, const char* variable,
-                         std::uint64_t block, unsigned thread,
-                         const std::function<std::string()>& message) {
+void DiagnosticSink::add(const char* category, const char* file, int line, const char* variable, std::uint64_t block,
+                         unsigned thread, const std::function<std::string()>& message) {
   for (Entry& e : entries_) {
     if (e.line == line && e.category == category && e.variable == variable && e.file == file) {
       ++e.count;
@@ -102,8 +101,7 @@ void print(const std::vector<Diagnostic>& list) {
       std::fprintf(stderr, "[course-cpu] ... and %zu more distinct problems\n", list.size() - shown);
       break;
     }
-    std::fprintf(stderr, "[course-cpu] %s:%d: %s: %s", d.file.c_str(), d.line, d.category.c_str(),
-                 d.message.c_str());
+    std::fprintf(stderr, "[course-cpu] %s:%d: %s: %s", d.file.c_str(), d.line, d.category.c_str(), d.message.c_str());
     if (d.occurrences > 1) std::fprintf(stderr, " [%zu occurrences]", d.occurrences);
     std::fputc('\n', stderr);
     ++shown;
@@ -137,8 +135,7 @@ void publish_diagnostics(const std::vector<const DiagnosticSink*>& sinks) {
     Diagnostic d{std::get<0>(key), std::get<1>(key), std::get<2>(key), m.first.message, m.count};
     ordered.emplace_back(std::make_tuple(m.first.block, m.first.thread, d.category, d.line), std::move(d));
   }
-  std::sort(ordered.begin(), ordered.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Diagnostic> list;
   for (auto& o : ordered) list.push_back(std::move(o.second));
   print(list);

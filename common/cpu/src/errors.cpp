@@ -1,7 +1,7 @@
 // CPU backend of the course: CUDA error state and error strings.
-#include <atomic>
-
 #include "internal.h"
+
+#include <atomic>
 
 namespace course_cpu::detail {
 namespace {
@@ -38,7 +38,8 @@ struct ErrorText {
   const char* text;
 };
 // Each code with its name (spelled once) and CUDA's text for it.
-#define COURSE_CPU_ERROR(code, text) {code, #code, text}
+#define COURSE_CPU_ERROR(code, text) \
+  { code, #code, text }
 constexpr ErrorText kErrors[] = {
     COURSE_CPU_ERROR(cudaSuccess, "no error"),
     COURSE_CPU_ERROR(cudaErrorInvalidValue, "invalid argument"),

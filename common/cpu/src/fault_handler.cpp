@@ -1,6 +1,8 @@
 // CPU backend of the course: turning a segmentation fault inside a kernel
 // into a message a student can act on. In fast mode an out-of-bounds write
 // just past a cudaMalloc'ed buffer hits the guard page after it (memory.cpp).
+#include "scheduler.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,8 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-
-#include "scheduler.h"
 
 namespace course_cpu::detail {
 namespace {
@@ -47,8 +47,8 @@ void on_fault(int sig, siginfo_t* info, void*) {
                   "(cudaMalloc of %zu bytes at %p).\n"
                   "[course-cpu] On a GPU this is an illegal memory access (cudaErrorIllegalAddress): "
                   "a bounds check such as `if (i < n)` is probably missing or wrong.\n",
-                  addr, static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(addr) - (a.begin + a.size)),
-                  a.size, reinterpret_cast<void*>(a.begin));
+                  addr, static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(addr) - (a.begin + a.size)), a.size,
+                  reinterpret_cast<void*>(a.begin));
   } else if (w->stacks.in_guard_page(addr)) {
     std::snprintf(buf, sizeof buf,
                   "[course-cpu] The CUDA thread ran out of stack (address %p): local arrays are too "

@@ -1,15 +1,16 @@
 // CPU backend of the course: declarations shared by the runtime's sources.
 #pragma once
 
+#include <course_cpu/diagnostics.h>
+#include <course_cpu/launch.h>
+
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <cuda_runtime.h>
-#include <course_cpu/diagnostics.h>
-#include <course_cpu/launch.h>
 
 namespace course_cpu::detail {
 
@@ -37,7 +38,7 @@ void release_all_allocations();         // cudaDeviceReset
 std::size_t total_device_memory();      // what cudaMemGetInfo reports
 
 // ---- configuration (device.cpp) ---------------------------------------------
-int worker_count();            // COURSE_CPU_THREADS or hardware concurrency
+int worker_count();               // COURSE_CPU_THREADS or hardware concurrency
 std::size_t fiber_stack_bytes();  // COURSE_CPU_STACK_KB, default 256 KiB
 std::size_t dynamic_shared_limit(const void* kernel);
 constexpr std::size_t kDefaultSharedPerBlock = 48 * 1024;
@@ -50,7 +51,7 @@ constexpr unsigned kMaxGridDim[3] = {2147483647u, 65535, 65535};
 
 // ---- diagnostics (diagnostics.cpp) ----------------------------------------------
 // Formatting helpers used in messages.
-std::string format_index(const uint3& v, const dim3& dims);  // "(1,0)" or "(1,0,2)"
+std::string format_index(const uint3& v, const dim3& dims);   // "(1,0)" or "(1,0,2)"
 std::string format_ranges(const std::vector<unsigned>& ids);  // "0..15, 32..47"
 std::string ordinal(int n);                                   // "1st", "2nd", ...
 
@@ -58,8 +59,8 @@ std::string ordinal(int n);                                   // "1st", "2nd", .
 // end of the launch. `order` is (block linear id, thread linear id): lower wins.
 class DiagnosticSink {
  public:
-  void add(const char* category, const char* file, int line, const char* variable,
-           std::uint64_t block, unsigned thread, const std::function<std::string()>& message);
+  void add(const char* category, const char* file, int line, const char* variable, std::uint64_t block, unsigned thread,
+           const std::function<std::string()>& message);
   void clear() { entries_.clear(); }
 
   struct Entry {

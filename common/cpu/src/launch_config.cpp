@@ -1,13 +1,12 @@
 // CPU backend of the course: checking a launch configuration against CUDA's
 // limits, with a sentence that says what is wrong.
-#include <sstream>
-
 #include "scheduler.h"
+
+#include <sstream>
 
 namespace course_cpu::detail {
 
-std::string validation_error(dim3 grid, dim3 block, std::size_t shmem, std::size_t shmem_limit,
-                             cudaError_t* code) {
+std::string validation_error(dim3 grid, dim3 block, std::size_t shmem, std::size_t shmem_limit, cudaError_t* code) {
   const unsigned long long threads = 1ull * block.x * block.y * block.z;
   std::ostringstream m;
   *code = cudaErrorInvalidConfiguration;
@@ -19,8 +18,7 @@ std::string validation_error(dim3 grid, dim3 block, std::size_t shmem, std::size
       << kMaxThreadsPerBlock << " threads per block are allowed (dim3 block(16, 16) has 256)";
   } else if (block.x > kMaxBlockDim[0] || block.y > kMaxBlockDim[1] || block.z > kMaxBlockDim[2]) {
     m << "block dimensions " << block.x << "x" << block.y << "x" << block.z
-      << ": blockDim.x and blockDim.y may be at most " << kMaxBlockDim[0] << ", blockDim.z at most "
-      << kMaxBlockDim[2];
+      << ": blockDim.x and blockDim.y may be at most " << kMaxBlockDim[0] << ", blockDim.z at most " << kMaxBlockDim[2];
   } else if (grid.x == 0 || grid.y == 0 || grid.z == 0) {
     m << "grid of " << grid.x << "x" << grid.y << "x" << grid.z
       << " blocks: every grid dimension must be at least 1 (round the division up: "

@@ -6,6 +6,10 @@
 // buffer faults immediately and the fault handler (fault_handler.cpp) names
 // the kernel, block and thread. A registry (begin -> size) lets check mode
 // and cudaMemcpy validate pointers.
+#include "internal.h"
+
+#include <course_cpu/check.h>
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -16,10 +20,6 @@
 #include <mutex>
 #include <shared_mutex>
 
-#include <course_cpu/check.h>
-
-#include "internal.h"
-
 namespace course_cpu::check {
 // Starts at 1: a fast-path cache with generation 0 is never current.
 std::atomic<std::uint64_t> g_allocation_generation{1};
@@ -29,9 +29,9 @@ namespace course_cpu::detail {
 namespace {
 
 struct Mapping {
-  std::size_t size;      // bytes requested
-  void* map_base;        // mmap start
-  std::size_t map_len;   // including the guard page
+  std::size_t size;     // bytes requested
+  void* map_base;       // mmap start
+  std::size_t map_len;  // including the guard page
   bool host;
 };
 
@@ -127,11 +127,9 @@ cudaError_t allocate(void** ptr, std::size_t size, bool host) {
   const std::size_t map_len = ((data + page - 1) / page) * page + page;
   {
     std::shared_lock lock(r.mutex);
-    if (!host && r.device_bytes + size > total_device_memory())
-      return set_last_error(cudaErrorMemoryAllocation);
+    if (!host && r.device_bytes + size > total_device_memory()) return set_last_error(cudaErrorMemoryAllocation);
   }
-  void* base = mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                    -1, 0);
+  void* base = mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) return set_last_error(cudaErrorMemoryAllocation);
   char* guard = static_cast<char*>(base) + map_len - page;
   mprotect(guard, page, PROT_NONE);
@@ -188,9 +186,7 @@ void release_all_allocations() {
 using namespace course_cpu::detail;
 
 cudaError_t cudaMalloc(void** devPtr, std::size_t size) { return allocate(devPtr, size, false); }
-cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned int) {
-  return allocate(devPtr, size, false);
-}
+cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned int) { return allocate(devPtr, size, false); }
 cudaError_t cudaFree(void* devPtr) { return release(devPtr, false); }
 cudaError_t cudaMallocHost(void** ptr, std::size_t size) { return allocate(ptr, size, true); }
 cudaError_t cudaHostAlloc(void** ptr, std::size_t size, unsigned int) { return allocate(ptr, size, true); }
@@ -202,20 +198,28 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpy
   if (dst == nullptr || src == nullptr) return set_last_error(cudaErrorInvalidValue);
   bool dst_device = false, src_device = false;
   switch (kind) {
-    case cudaMemcpyHostToHost: break;
-    case cudaMemcpyHostToDevice: dst_device = true; break;
-    case cudaMemcpyDeviceToHost: src_device = true; break;
-    case cudaMemcpyDeviceToDevice: dst_device = src_device = true; break;
-    case cudaMemcpyDefault: break;  // unified addressing: anything goes
-    default: return set_last_error(cudaErrorInvalidMemcpyDirection);
+    case cudaMemcpyHostToHost:
+      break;
+    case cudaMemcpyHostToDevice:
+      dst_device = true;
+      break;
+    case cudaMemcpyDeviceToHost:
+      src_device = true;
+      break;
+    case cudaMemcpyDeviceToDevice:
+      dst_device = src_device = true;
+      break;
+    case cudaMemcpyDefault:
+      break;  // unified addressing: anything goes
+    default:
+      return set_last_error(cudaErrorInvalidMemcpyDirection);
   }
   if ((dst_device && !valid_device_range(dst, count)) || (src_device && !valid_device_range(src, count)))
     return set_last_error(cudaErrorInvalidValue);
   std::memmove(dst, src, count);
   return cudaSuccess;
 }
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
-                            cudaStream_t) {
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind, cudaStream_t) {
   return cudaMemcpy(dst, src, count, kind);
 }
 cudaError_t cudaMemset(void* devPtr, int value, std::size_t count) {

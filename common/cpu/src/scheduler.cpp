@@ -8,13 +8,14 @@
 // its end), then lets block_sync.cpp complete the warp rendezvous and release
 // the barrier. Barrier divergence is reported, and the block's fibers are
 // unwound instead of hanging.
+#include "scheduler.h"
+
+#include "worker_pool.h"
+
 #include <algorithm>
 #include <exception>
 #include <functional>
 #include <mutex>
-
-#include "scheduler.h"
-#include "worker_pool.h"
 
 // The CUDA built-in variables (declared in course_cpu/launch.h).
 constinit thread_local uint3 threadIdx{0, 0, 0};
@@ -36,8 +37,7 @@ std::string block_text(const Worker& w) { return format_index(w.block.idx, w.gri
 void fail_block(Worker& w, const char* category, int line, std::string message) {
   w.launch_failure = true;
   w.block.aborted = true;
-  w.sink.add(category, w.block.site->file, line, "", w.block.linear, 0,
-             [&] { return std::move(message); });
+  w.sink.add(category, w.block.site->file, line, "", w.block.linear, 0, [&] { return std::move(message); });
 }
 
 namespace {
@@ -74,27 +74,25 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
     s.reduce = BlockReduce::none;
     s.predicate = 0;
     ThreadSlot* slot = &s;
-    s.fiber = ctx::fiber(std::allocator_arg, PooledStack{&w.stacks},
-                         [slot, &w, thunk, closure](ctx::fiber&& sink) -> ctx::fiber {
-                           slot->sink = std::move(sink);
-                           try {
-                             thunk(closure);
-                           } catch (const ctx::detail::forced_unwind&) {
-                             throw;  // the block is being aborted: let Boost unwind us
-                           } catch (const std::exception& e) {
-                             fail_block(w, "kernel-exception", w.block.site->line,
-                                        "kernel '" + std::string(w.block.site->kernel) +
-                                            "' threw a C++ exception (" + e.what() + ") in block " +
-                                            block_text(w) + ", which was stopped. Device code must not throw.");
-                           } catch (...) {
-                             fail_block(w, "kernel-exception", w.block.site->line,
-                                        "kernel '" + std::string(w.block.site->kernel) +
-                                            "' threw a C++ exception in block " + block_text(w) +
-                                            ", which was stopped. Device code must not throw.");
-                           }
-                           slot->state = ThreadState::exited;
-                           return std::move(slot->sink);
-                         });
+    s.fiber = ctx::fiber(
+        std::allocator_arg, PooledStack{&w.stacks}, [slot, &w, thunk, closure](ctx::fiber&& sink) -> ctx::fiber {
+          slot->sink = std::move(sink);
+          try {
+            thunk(closure);
+          } catch (const ctx::detail::forced_unwind&) {
+            throw;  // the block is being aborted: let Boost unwind us
+          } catch (const std::exception& e) {
+            fail_block(w, "kernel-exception", w.block.site->line,
+                       "kernel '" + std::string(w.block.site->kernel) + "' threw a C++ exception (" + e.what() +
+                           ") in block " + block_text(w) + ", which was stopped. Device code must not throw.");
+          } catch (...) {
+            fail_block(w, "kernel-exception", w.block.site->line,
+                       "kernel '" + std::string(w.block.site->kernel) + "' threw a C++ exception in block " +
+                           block_text(w) + ", which was stopped. Device code must not throw.");
+          }
+          slot->state = ThreadState::exited;
+          return std::move(slot->sink);
+        });
   }
 
   for (;;) {
@@ -128,8 +126,8 @@ std::mutex g_launch_mutex;
 }  // namespace
 
 // ---- the launch ----------------------------------------------------------------------
-void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, bool checked,
-              KernelThunk thunk, const void* closure) {
+void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, bool checked, KernelThunk thunk,
+              const void* closure) {
   if (checked) mark_check_mode_active();
   if (tl_slot != nullptr) {
     publish_single("invalid-launch", site.file, site.line,
@@ -143,9 +141,9 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
   const std::string why = validation_error(grid, block, shmem, dynamic_shared_limit(site.kernel_address), &code);
   if (code != cudaSuccess) {
     set_last_error(code);
-    publish_single("invalid-launch", site.file, site.line,
-                   std::string("invalid launch of kernel '") + site.kernel + "': " + why + " (" +
-                       cudaGetErrorName(code) + ")");
+    publish_single(
+        "invalid-launch", site.file, site.line,
+        std::string("invalid launch of kernel '") + site.kernel + "': " + why + " (" + cudaGetErrorName(code) + ")");
     return;
   }
 
@@ -198,8 +196,10 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
   }
   if (checked) check_end_launch(all);
   publish_diagnostics(sinks);
-  if (illegal) set_kernel_error(cudaErrorIllegalAddress);
-  else if (failure) set_kernel_error(cudaErrorLaunchFailure);
+  if (illegal)
+    set_kernel_error(cudaErrorIllegalAddress);
+  else if (failure)
+    set_kernel_error(cudaErrorLaunchFailure);
 }
 
 }  // namespace course_cpu::detail

@@ -4,6 +4,12 @@
 // (naming the faulting CUDA thread).
 #pragma once
 
+#include "internal.h"
+#include "stack_pool.h"
+
+#include <course_cpu/check.h>
+#include <course_cpu/device_functions.h>
+
 #include <boost/context/fiber.hpp>
 
 #include <cstdint>
@@ -11,12 +17,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <course_cpu/check.h>
-#include <course_cpu/device_functions.h>
-
-#include "internal.h"
-#include "stack_pool.h"
 
 namespace course_cpu::detail {
 
@@ -55,7 +55,7 @@ struct BlockRun {
   // lanes, and the lanes of each rendezvous (warp_masks[w][s]: the s-th).
   std::vector<std::uint32_t> warp_full;
   std::vector<std::vector<std::uint32_t>> warp_masks;
-  std::map<int, int> barrier_releases;   // __syncthreads() line -> times released
+  std::map<int, int> barrier_releases;  // __syncthreads() line -> times released
   bool aborted = false;
 };
 
@@ -69,8 +69,8 @@ struct Worker {
   std::unique_ptr<CheckState> check;  // check-mode launches only
   check::Hot* hot = nullptr;          // check-mode launch running: its fast-path state
   bool checked = false;
-  bool illegal_address = false;  // this launch: an out-of-bounds access was stopped
-  bool launch_failure = false;   // this launch: a block was aborted
+  bool illegal_address = false;            // this launch: an out-of-bounds access was stopped
+  bool launch_failure = false;             // this launch: a block was aborted
   std::unique_ptr<unsigned char[]> arena;  // extern __shared__ memory
   std::size_t arena_capacity = 0;
   std::size_t arena_bytes = 0;  // this launch's dynamic shared memory size
@@ -95,8 +95,7 @@ bool release_barrier(Worker& w);
 
 // launch_config.cpp: why a launch configuration is invalid ("" and
 // cudaSuccess in *code if it is valid).
-std::string validation_error(dim3 grid, dim3 block, std::size_t shmem, std::size_t shmem_limit,
-                             cudaError_t* code);
+std::string validation_error(dim3 grid, dim3 block, std::size_t shmem, std::size_t shmem_limit, cudaError_t* code);
 
 // check_state.cpp, check_banks.cpp: hooks the scheduler calls for check-mode launches.
 void check_begin_launch(Worker& w);
@@ -105,7 +104,7 @@ void check_end_epoch(Worker& w);  // a __syncthreads() released, or the block en
 void check_end_launch(const std::vector<Worker*>& workers);
 
 // fault_handler.cpp
-void install_fault_handler();             // once per process
-void install_fault_stack_for_thread();    // once per worker thread
+void install_fault_handler();           // once per process
+void install_fault_stack_for_thread();  // once per worker thread
 
 }  // namespace course_cpu::detail

@@ -1,9 +1,9 @@
 // CPU backend of the course: the worker pool (worker_pool.h).
 #include "worker_pool.h"
 
-#include <thread>
-
 #include "scheduler.h"
+
+#include <thread>
 
 namespace course_cpu::detail {
 

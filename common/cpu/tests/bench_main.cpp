@@ -4,17 +4,22 @@
 // check mode reports something about this correct kernel.
 //
 //   course-cpu-bench [N=256] [repetitions=3]      (ctest -L bench -V)
+#include <course_cpu/diagnostics.h>
+
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#include <cuda_runtime.h>
-#include <course_cpu/diagnostics.h>
-
-namespace fast { cudaError_t run(const float*, const float*, float*, int); }
-namespace check { cudaError_t run(const float*, const float*, float*, int); }
+namespace fast {
+cudaError_t run(const float*, const float*, float*, int);
+}
+namespace check {
+cudaError_t run(const float*, const float*, float*, int);
+}
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 256;
@@ -55,6 +60,7 @@ int main(int argc, char** argv) {
   std::printf("<CTestMeasurement type=\"numeric/double\" name=\"check_ms\">%.1f</CTestMeasurement>\n", tc);
   std::printf("<CTestMeasurement type=\"numeric/double\" name=\"check_over_fast\">%.2f</CTestMeasurement>\n", tc / tf);
   if (failed) std::printf("course-cpu-bench: a launch failed\n");
-  if (!diags.empty()) std::printf("course-cpu-bench: unexpected diagnostics: [%s] line %d\n", diags[0].category.c_str(), diags[0].line);
+  if (!diags.empty())
+    std::printf("course-cpu-bench: unexpected diagnostics: [%s] line %d\n", diags[0].category.c_str(), diags[0].line);
   return failed || !diags.empty() ? 1 : 0;
 }

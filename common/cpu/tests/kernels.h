@@ -1,9 +1,9 @@
 // Host entry points of the self-test kernels (kernels_basic.cu, kernels_bugs.cu).
 #pragma once
 
-#include <cstddef>
-
 #include <cuda_runtime.h>
+
+#include <cstddef>
 
 cudaError_t run_mat_add(const float* a, const float* b, float* c, int rows, int cols);
 cudaError_t run_gemm(int tile, const float* A, const float* B, float* C, int M, int N, int K);

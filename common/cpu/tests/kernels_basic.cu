@@ -1,8 +1,8 @@
 // Self-test kernels of the CPU backend: correct programs. Compiled through
 // course-rewrite in fast and in check mode.
-#include <cuda_runtime.h>
-
 #include "kernels.h"
+
+#include <cuda_runtime.h>
 
 __global__ void matAdd(const float* a, const float* b, float* c, int rows, int cols) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
@@ -123,9 +123,12 @@ __global__ void bankRow(float* out) {
 }
 
 cudaError_t run_bank_probe(int which, float* out) {
-  if (which == 0) bankColumn<<<1, 32>>>(out);
-  else if (which == 1) bankPadded<<<1, 32>>>(out);
-  else bankRow<<<1, 32>>>(out);
+  if (which == 0)
+    bankColumn<<<1, 32>>>(out);
+  else if (which == 1)
+    bankPadded<<<1, 32>>>(out);
+  else
+    bankRow<<<1, 32>>>(out);
   return cudaDeviceSynchronize();
 }
 

@@ -1,8 +1,8 @@
 // Self-test kernels of the CPU backend: programs with the shared-memory bugs
 // check mode must find. The @markers let the tests look up line numbers.
-#include <cuda_runtime.h>
-
 #include "kernels.h"
+
+#include <cuda_runtime.h>
 
 constexpr int T = 16;
 
@@ -38,8 +38,10 @@ __global__ void gemmNoSecondSync(const float* A, const float* B, float* C, int n
 
 cudaError_t run_gemm_missing_sync(int which, const float* A, const float* B, float* C, int n) {
   dim3 block(T, T), grid(n / T, n / T);
-  if (which == 1) gemmNoFirstSync<<<grid, block>>>(A, B, C, n);
-  else gemmNoSecondSync<<<grid, block>>>(A, B, C, n);
+  if (which == 1)
+    gemmNoFirstSync<<<grid, block>>>(A, B, C, n);
+  else
+    gemmNoSecondSync<<<grid, block>>>(A, B, C, n);
   return cudaDeviceSynchronize();
 }
 
@@ -195,10 +197,18 @@ __global__ void indexBelowZero(const float* a, float* out) {
 
 cudaError_t run_wording(int which, const float* a, float* out) {
   switch (which) {
-    case 0: readPastOne<<<1, 1>>>(a, out); break;
-    case 1: columnPastEnd<<<1, 6>>>(out); break;
-    case 2: writeNull<<<1, 1>>>(nullptr); break;
-    default: indexBelowZero<<<1, 2>>>(a, out); break;
+    case 0:
+      readPastOne<<<1, 1>>>(a, out);
+      break;
+    case 1:
+      columnPastEnd<<<1, 6>>>(out);
+      break;
+    case 2:
+      writeNull<<<1, 1>>>(nullptr);
+      break;
+    default:
+      indexBelowZero<<<1, 2>>>(a, out);
+      break;
   }
   return cudaDeviceSynchronize();
 }

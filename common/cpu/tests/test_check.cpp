@@ -1,9 +1,9 @@
 // Self-tests of check mode: the bugs it must find, with the right line, the
 // same way on every run.
-#include <gtest/gtest.h>
-
 #include "kernels.h"
 #include "test_util.h"
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -143,7 +143,7 @@ TEST(CheckMode, BankConflicts) {
     EXPECT_EQ(l->requests, 32u) << c.marker;
     EXPECT_EQ(l->max_degree, c.degree) << c.marker;
     EXPECT_EQ(l->wavefronts, 32u * c.degree) << c.marker;
-    EXPECT_EQ(report.store_requests, 32u) << c.marker;       // the row-wise fill
+    EXPECT_EQ(report.store_requests, 32u) << c.marker;  // the row-wise fill
     EXPECT_EQ(report.store_wavefronts, 32u) << c.marker;
   }
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());

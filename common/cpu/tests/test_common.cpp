@@ -1,12 +1,12 @@
 // Self-tests that hold in both modes (compiled into the fast and the check
 // test executables; COURSE_CPU_TEST_CHECK tells which one this is).
+#include "kernels.h"
+#include "test_util.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numeric>
-
-#include "kernels.h"
-#include "test_util.h"
 
 TEST(Runtime, MatAddIsCorrect) {
   const int rows = 37, cols = 53;

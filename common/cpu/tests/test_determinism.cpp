@@ -3,8 +3,10 @@
 // (COURSE_CPU_THREADS = 1, 2, 3). The worker count is fixed per process, so
 // the test runs this executable again (Determinism.TwoRunsAreIdentical)
 // once per count.
-#include <gtest/gtest.h>
+#include "kernels.h"
+#include "test_util.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,9 +14,6 @@
 #include <cstring>
 #include <sstream>
 #include <string>
-
-#include "kernels.h"
-#include "test_util.h"
 
 namespace {
 
@@ -35,11 +34,11 @@ std::string run_once() {
   const int n = 64;  // 16 blocks of 16x16 threads: spread over the workers
   DeviceBuffer<float> A(iota_floats(n * n)), B(iota_floats(n * n, 0.5f)), C(n * n), D(n * n);
   std::ostringstream out;
-  out << "racy: " << cudaGetErrorName(run_gemm_missing_sync(1, A.ptr, B.ptr, C.ptr, n)) << ' '
-      << fingerprint(C.get()) << '\n';
+  out << "racy: " << cudaGetErrorName(run_gemm_missing_sync(1, A.ptr, B.ptr, C.ptr, n)) << ' ' << fingerprint(C.get())
+      << '\n';
   cudaGetLastError();
-  out << "correct: " << cudaGetErrorName(run_gemm(16, A.ptr, B.ptr, D.ptr, n, n, n)) << ' '
-      << fingerprint(D.get()) << '\n';
+  out << "correct: " << cudaGetErrorName(run_gemm(16, A.ptr, B.ptr, D.ptr, n, n, n)) << ' ' << fingerprint(D.get())
+      << '\n';
   // More of check mode: the arena and shuffles, a 32-way bank conflict, an
   // out-of-bounds access.
   DeviceBuffer<float> in(iota_floats(5000)), sum(1), probe(64), c(1000);
@@ -52,8 +51,8 @@ std::string run_once() {
     out << '[' << d.category << "] " << d.line << " x" << d.occurrences << ": " << d.message << '\n';
   const auto bank = course_cpu::take_bank_conflicts();
   for (const auto& l : bank.lines)
-    out << "bank " << l.line << ' ' << l.variable << (l.store ? " st " : " ld ") << l.requests << ' '
-        << l.wavefronts << ' ' << l.max_degree << '\n';
+    out << "bank " << l.line << ' ' << l.variable << (l.store ? " st " : " ld ") << l.requests << ' ' << l.wavefronts
+        << ' ' << l.max_degree << '\n';
   return out.str();
 }
 
@@ -96,8 +95,10 @@ TEST(Determinism, AcrossWorkerCounts) {
     const auto b = text.find("@@BEGIN\n"), e = text.find("@@END");
     ASSERT_TRUE(b != std::string::npos && e != std::string::npos) << text;
     const std::string result = text.substr(b + 8, e - b - 8);
-    if (threads == 1) reference = result;
-    else EXPECT_EQ(result, reference) << (threads < 0 ? "the slow path" : "COURSE_CPU_THREADS=")
-                                      << (threads < 0 ? -threads : threads) << " differs from 1 thread";
+    if (threads == 1)
+      reference = result;
+    else
+      EXPECT_EQ(result, reference) << (threads < 0 ? "the slow path" : "COURSE_CPU_THREADS=")
+                                   << (threads < 0 ? -threads : threads) << " differs from 1 thread";
   }
 }

@@ -1,9 +1,9 @@
 // Self-tests of fast mode: an out-of-bounds write past a cudaMalloc'ed buffer
 // hits the guard page and the process explains which kernel and thread.
-#include <gtest/gtest.h>
-
 #include "kernels.h"
 #include "test_util.h"
+
+#include <gtest/gtest.h>
 
 namespace {
 void write_past_the_end() {

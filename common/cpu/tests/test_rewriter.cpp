@@ -1,14 +1,14 @@
 // Unit tests of course-rewrite: tokenizer corner cases, launches, shared
 // declarations, check-mode instrumentation, and line preservation.
+#include "../rewrite/rewriter.h"
+#include "../rewrite/tokenizer.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-
-#include "../rewrite/rewriter.h"
-#include "../rewrite/tokenizer.h"
 
 using course_rewrite::Mode;
 using course_rewrite::rewrite;
@@ -52,8 +52,7 @@ TEST(Rewriter, LeavesCommentsStringsAndDirectivesAlone) {
 
 TEST(Rewriter, SimpleLaunch) {
   const std::string out = body("void f() { matAdd<<<grid, block>>>(a, b, c, n); }\n");
-  EXPECT_TRUE(contains(out, "::course_cpu::launch(matAdd, \"matAdd\", __FILE__, 1, grid, block)(a, b, c, n);"))
-      << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::launch(matAdd, \"matAdd\", __FILE__, 1, grid, block)(a, b, c, n);")) << out;
 }
 
 TEST(Rewriter, TemplateAndQualifiedCallees) {
@@ -63,11 +62,13 @@ TEST(Rewriter, TemplateAndQualifiedCallees) {
       "  ns::inner::k<<<1, 2>>>(p);\n"
       "  ::k2<Tile<4>><<<dim3(n >> 1), 64>>>(q);\n"
       "}\n");
-  EXPECT_TRUE(contains(out, "::course_cpu::launch(gemm<float, 32>, \"gemm<float,32>\", __FILE__, 2, g, b, 0, stream)"
-                            "(std::vector<int>{1, 2}.size(), cast<int>(x), a < b, c > d);"))
+  EXPECT_TRUE(contains(out,
+                       "::course_cpu::launch(gemm<float, 32>, \"gemm<float,32>\", __FILE__, 2, g, b, 0, stream)"
+                       "(std::vector<int>{1, 2}.size(), cast<int>(x), a < b, c > d);"))
       << out;
   EXPECT_TRUE(contains(out, "::course_cpu::launch(ns::inner::k, \"ns::inner::k\", __FILE__, 3, 1, 2)(p);")) << out;
-  EXPECT_TRUE(contains(out, "::course_cpu::launch(::k2<Tile<4>>, \"::k2<Tile<4>>\", __FILE__, 4, dim3(n >> 1), 64)(q);"))
+  EXPECT_TRUE(
+      contains(out, "::course_cpu::launch(::k2<Tile<4>>, \"::k2<Tile<4>>\", __FILE__, 4, dim3(n >> 1), 64)(q);"))
       << out;
 }
 
@@ -85,13 +86,17 @@ TEST(Rewriter, KernelTemplateWithoutTemplateArgumentsIsDeduced) {
       "}\n";
   const std::string out = body(src);
   EXPECT_EQ(lines(out), lines(src));
-  EXPECT_TRUE(contains(out, "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { (axpy)(course_cpu_args...); }, "
-                            "\"axpy\", __FILE__, 6, 1, 32)(2.0f, x, y);"))
+  EXPECT_TRUE(
+      contains(out,
+               "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { (axpy)(course_cpu_args...); }, "
+               "\"axpy\", __FILE__, 6, 1, 32)(2.0f, x, y);"))
       << out;
-  EXPECT_TRUE(contains(out, "::course_cpu::launch(axpy<float>, \"axpy<float>\", __FILE__, 7, 1, 32)(2.0f, x, y);")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::launch(axpy<float>, \"axpy<float>\", __FILE__, 7, 1, 32)(2.0f, x, y);"))
+      << out;
   EXPECT_TRUE(contains(out, "::course_cpu::launch(fixed<4>, \"fixed<4>\", __FILE__, 8, 1, 2)(x);")) << out;
-  EXPECT_TRUE(contains(out, "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { (part<4>)"
-                            "(course_cpu_args...); }, \"part<4>\", __FILE__, 9, 1, 2)(x);"))
+  EXPECT_TRUE(contains(out,
+                       "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { (part<4>)"
+                       "(course_cpu_args...); }, \"part<4>\", __FILE__, 9, 1, 2)(x);"))
       << out;
 }
 
@@ -107,8 +112,9 @@ TEST(Rewriter, AutoFromACheckedSubscriptIsAValue) {
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
-  EXPECT_TRUE(contains(out, "auto v = ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0] + 1), "
-                            "w = ::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[n]);"))
+  EXPECT_TRUE(contains(out,
+                       "auto v = ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0] + 1), "
+                       "w = ::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[n]);"))
       << out;
   EXPECT_TRUE(contains(out, "const auto c = ::course_cpu::check::value((COURSE_CHECKED(s, __LINE__)[1]));")) << out;
   EXPECT_TRUE(contains(out, "const auto& r = COURSE_CHECKED(s, __LINE__)[2];")) << out;
@@ -178,8 +184,9 @@ TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
 
 TEST(Rewriter, PreludeAndLineDirective) {
   const std::string out = rewrite("int x;\n", "/p/a \"q\".cu", Mode::check);
-  EXPECT_TRUE(contains(out, "#define COURSE_CPU_CHECK_MODE 1\n#include <course_cpu/prelude.h>\n"
-                            "#line 1 \"/p/a \\\"q\\\".cu\"\nint x;\n"))
+  EXPECT_TRUE(contains(out,
+                       "#define COURSE_CPU_CHECK_MODE 1\n#include <course_cpu/prelude.h>\n"
+                       "#line 1 \"/p/a \\\"q\\\".cu\"\nint x;\n"))
       << out;
 }
 
@@ -261,15 +268,24 @@ TEST(RewriterCompile, TrickyFileCompilesInBothModes) {
 TEST(RewriterCompile, CompilerErrorsPointAtTheOriginalLine) {
   std::string src;
   for (int line = 1; line <= 30; ++line) {
-    if (line == 3) src += "__global__ void k(float* a) {\n";
-    else if (line == 5) src += "  __shared__ float s[8];\n";
-    else if (line == 6) src += "  extern __shared__\n";
-    else if (line == 7) src += "     float d[];\n";
-    else if (line == 9) src += "}\n";
-    else if (line == 12) src += "void h(float* p) { k<<<1,\n";
-    else if (line == 13) src += "  32>>>(p); }\n";
-    else if (line == 17) src += "int broken = undeclared_name;\n";
-    else src += "// filler line " + std::to_string(line) + "\n";
+    if (line == 3)
+      src += "__global__ void k(float* a) {\n";
+    else if (line == 5)
+      src += "  __shared__ float s[8];\n";
+    else if (line == 6)
+      src += "  extern __shared__\n";
+    else if (line == 7)
+      src += "     float d[];\n";
+    else if (line == 9)
+      src += "}\n";
+    else if (line == 12)
+      src += "void h(float* p) { k<<<1,\n";
+    else if (line == 13)
+      src += "  32>>>(p); }\n";
+    else if (line == 17)
+      src += "int broken = undeclared_name;\n";
+    else
+      src += "// filler line " + std::to_string(line) + "\n";
   }
   for (Mode mode : {Mode::fast, Mode::check}) {
     std::string log;

@@ -1,12 +1,13 @@
 // Helpers shared by the CPU backend's self-tests.
 #pragma once
 
+#include <course_cpu/diagnostics.h>
+
+#include <cuda_runtime.h>
+
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <cuda_runtime.h>
-#include <course_cpu/diagnostics.h>
 
 // The line of the first line of `file` (in this directory) containing `marker`.
 inline int line_of(const std::string& file, const std::string& marker) {
@@ -22,7 +23,10 @@ template <class T>
 struct DeviceBuffer {
   T* ptr = nullptr;
   std::size_t count = 0;
-  explicit DeviceBuffer(std::size_t n) : count(n) { cudaMalloc(&ptr, n * sizeof(T)); cudaMemset(ptr, 0, n * sizeof(T)); }
+  explicit DeviceBuffer(std::size_t n) : count(n) {
+    cudaMalloc(&ptr, n * sizeof(T));
+    cudaMemset(ptr, 0, n * sizeof(T));
+  }
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
     cudaMemcpy(ptr, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
   }

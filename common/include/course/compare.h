@@ -35,7 +35,7 @@ struct CompareResult {
   double first_expected = 0.0;
   double max_error = 0.0;  // largest relative error among finite outputs
   std::size_t max_error_index = 0;
-  std::string message;     // a paragraph for the student; empty when ok
+  std::string message;  // a paragraph for the student; empty when ok
 };
 
 // `tolerance` is the largest relative error that passes.

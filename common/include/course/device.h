@@ -15,14 +15,14 @@ inline constexpr Backend kBackend = Backend::gpu;
 #endif
 
 struct DeviceInfo {
-  bool usable = false;     // a device is there and answers
-  std::string reason;      // why not, in a sentence (empty when usable)
-  std::string name;        // "NVIDIA H200", or the CPU backend's description
+  bool usable = false;  // a device is there and answers
+  std::string reason;   // why not, in a sentence (empty when usable)
+  std::string name;     // "NVIDIA H200", or the CPU backend's description
   int major = 0, minor = 0;
   int sm_count = 0;
   std::size_t l2_bytes = 0;
   std::size_t global_bytes = 0;
-  int runtime_version = 0;  // e.g. 13000
+  int runtime_version = 0;   // e.g. 13000
   std::string arch() const;  // "sm_90"; "cpu" on the CPU backend
 };
 

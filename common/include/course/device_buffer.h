@@ -77,8 +77,7 @@ class DeviceBuffer {
   void require_same_size(std::size_t host_size, const char* operation) const {
     if (host_size != size_)
       throw std::invalid_argument(std::string(operation) + " of '" + name_ + "': host side has " +
-                                  std::to_string(host_size) + " elements, device buffer has " +
-                                  std::to_string(size_));
+                                  std::to_string(host_size) + " elements, device buffer has " + std::to_string(size_));
   }
 
   T* data_ = nullptr;

@@ -155,8 +155,8 @@ struct PerfCase {
   std::string test;             // "Suite.Case": its [[perf]] entry in the manifest
   std::string graded_baseline;  // the declared baseline its ratio divides by
   std::function<void(PerfState&)> body;
-  std::string manifest;         // path of the lab's lab.toml
-  std::string body_name;        // the body's function name: cases that share a body (labs 05, 06) share a sweep
+  std::string manifest;   // path of the lab's lab.toml
+  std::string body_name;  // the body's function name: cases that share a body (labs 05, 06) share a sweep
 };
 
 // Every case registered in this program, in registration order.

@@ -12,8 +12,8 @@ class Rng {
  public:
   explicit Rng(std::uint64_t seed) : state_(seed) {}
   std::uint64_t next_u64();
-  double uniform01();                    // in [0, 1), 53 random bits
-  float uniform(float lo, float hi);     // in [lo, hi)
+  double uniform01();                 // in [0, 1), 53 random bits
+  float uniform(float lo, float hi);  // in [lo, hi)
 
  private:
   std::uint64_t state_;

@@ -12,10 +12,10 @@
 #include <string>
 
 // Skips the current test with the reason when no usable device is present (GPU builds without a GPU).
-#define COURSE_REQUIRE_DEVICE()                                               \
-  do {                                                                        \
-    const auto& course_info_ = ::course::device_info();                       \
-    if (!course_info_.usable) GTEST_SKIP() << course_info_.reason;            \
+#define COURSE_REQUIRE_DEVICE()                                    \
+  do {                                                             \
+    const auto& course_info_ = ::course::device_info();            \
+    if (!course_info_.usable) GTEST_SKIP() << course_info_.reason; \
   } while (0)
 
 // Skips the current test unless a GPU can time it.
@@ -31,17 +31,18 @@
 // registers the case in course::perf_cases(), for a benchmark sweep. The manifest is the one the build names in
 // COURSE_LAB_MANIFEST (course_add_lab() sets it for every lab's test objects).
 #if defined(COURSE_LAB_MANIFEST)
-#define COURSE_PERF_TEST(suite, name, body, graded_baseline)                                                    \
-  [[maybe_unused]] const bool course_perf_case_##suite##_##name =                                               \
-      ::course::register_perf_case({#suite "." #name, graded_baseline, body, COURSE_LAB_MANIFEST, #body});       \
-  TEST(suite, name) {                                                                                           \
-    COURSE_REQUIRE_TIMING();                                                                                    \
-    ::course::expect_perf_passes(#suite "." #name, __FILE__, __LINE__);                                         \
+#define COURSE_PERF_TEST(suite, name, body, graded_baseline)                                               \
+  [[maybe_unused]] const bool course_perf_case_##suite##_##name =                                          \
+      ::course::register_perf_case({#suite "." #name, graded_baseline, body, COURSE_LAB_MANIFEST, #body}); \
+  TEST(suite, name) {                                                                                      \
+    COURSE_REQUIRE_TIMING();                                                                               \
+    ::course::expect_perf_passes(#suite "." #name, __FILE__, __LINE__);                                    \
   }
 #else
-#define COURSE_PERF_TEST(suite, name, body, graded_baseline)                                                    \
-  static_assert(false, "COURSE_PERF_TEST needs COURSE_LAB_MANIFEST, the path of the lab's lab.toml: build the test " \
-                       "with course_add_lab() (grader/cmake/CourseLab.cmake)");
+#define COURSE_PERF_TEST(suite, name, body, graded_baseline)                                                  \
+  static_assert(false,                                                                                        \
+                "COURSE_PERF_TEST needs COURSE_LAB_MANIFEST, the path of the lab's lab.toml: build the test " \
+                "with course_add_lab() (grader/cmake/CourseLab.cmake)");
 #endif
 
 namespace course {
@@ -74,8 +75,8 @@ inline void expect_perf_passes(const std::string& test, const char* file, int li
 
   std::printf("%s on %s\n%s", g.test.c_str(), g.device.c_str(), g.summary.c_str());
   if (!g.threshold.notice.empty()) std::printf("NOTICE: %s\n", g.threshold.notice.c_str());
-  std::printf("%s: %.3f (pass at >= %.3f, [thresholds.%s] on %s): %s\n", g.metric.c_str(), g.ratio,
-              g.threshold.value, g.threshold.section.c_str(), g.device.c_str(), g.ratio_passed ? "pass" : "FAIL");
+  std::printf("%s: %.3f (pass at >= %.3f, [thresholds.%s] on %s): %s\n", g.metric.c_str(), g.ratio, g.threshold.value,
+              g.threshold.section.c_str(), g.device.c_str(), g.ratio_passed ? "pass" : "FAIL");
   std::fflush(stdout);
 
   if (!g.checks_passed) ADD_FAILURE_AT(file, line) << g.check_failures;

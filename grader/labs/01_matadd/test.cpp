@@ -1,11 +1,11 @@
 // Lab 01 tests. Correctness: matadd() against a double-precision CPU reference on random inputs, at awkward sizes.
 // Perf: the bandwidth it achieves as a fraction of a device-to-device copy timed in the same process.
 #include "lab01_matadd.h"
+#include "reference.h"
 
 #include <course/device_buffer.h>
 #include <course/lab_runner.h>
 #include <course/random.h>
-#include "reference.h"
 #include <course/testing.h>
 #include <course/timing.h>
 #include <course/validate.h>
@@ -26,14 +26,14 @@ struct Shape {
 
 std::vector<Shape> correctness_shapes() {
   std::vector<Shape> shapes = {
-      {1, 1},                   // one element
-      {1, 97},    {97, 1},      // a prime, as a row and as a column
-      {31, 33},   {33, 31},     // one warp, minus and plus one
-      {7, 256},   {255, 257},   // a 256-thread block, exactly, minus and plus one
-      {17, 4096},               // non-square; cols % 4 == 0 (a float4 path, if you wrote one, runs here)
-      {64, 1028},               // cols % 4 == 0, not a multiple of a warp
+      {1, 1},                  // one element
+      {1, 97},    {97, 1},     // a prime, as a row and as a column
+      {31, 33},   {33, 31},    // one warp, minus and plus one
+      {7, 256},   {255, 257},  // a 256-thread block, exactly, minus and plus one
+      {17, 4096},              // non-square; cols % 4 == 0 (a float4 path, if you wrote one, runs here)
+      {64, 1028},              // cols % 4 == 0, not a multiple of a warp
   };
-  if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
+  if (!course::kCheckMode) {                // check mode instruments every access: keep it to the small sizes
     shapes.push_back({1023, 1025});         // 1024 minus and plus one
     shapes.push_back({1, (1 << 24) + 17});  // a large odd size: 2^24 + 17 elements in one row
     shapes.push_back({4099, 4093});         // two primes, about 2^24 elements

@@ -9,8 +9,8 @@
 #include "lab02_baselines.h"
 
 // [docs:uncoalesced_gemm_kernel]
-__global__ void uncoalesced_gemm_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                        float* __restrict__ c, int m, int n, int k) {
+__global__ void uncoalesced_gemm_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                        int m, int n, int k) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;  // x walks rows: the mistake being measured
   const int col = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= m || col >= n) return;

@@ -13,8 +13,8 @@
 #include <course/testing.h>
 #include <course/timing.h>
 
-#include <stdexcept>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,15 +31,15 @@ void PrintTo(const Shape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << 
 
 std::vector<Shape> correctness_shapes() {
   std::vector<Shape> shapes = {
-      {1, 1, 1},                             // one element, one term
-      {17, 33, 9},    {31, 33, 32},          // one warp of columns, minus and plus one; k below and at 32
-      {33, 31, 1},    {1, 64, 64},           // k = 1; one row of C
-      {64, 1, 64},    {5, 3, 100},           // one column of C; a long dot product for a tiny C
-      {64, 64, 64},                          // whole 32 x 32 blocks only
+      {1, 1, 1},                   // one element, one term
+      {17, 33, 9},  {31, 33, 32},  // one warp of columns, minus and plus one; k below and at 32
+      {33, 31, 1},  {1, 64, 64},   // k = 1; one row of C
+      {64, 1, 64},  {5, 3, 100},   // one column of C; a long dot product for a tiny C
+      {64, 64, 64},                // whole 32 x 32 blocks only
   };
-  if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
-    shapes.push_back({257, 129, 513});    // 256 + 1, 128 + 1, 512 + 1
-    shapes.push_back({100, 1000, 37});    // wide, short k
+  if (!course::kCheckMode) {            // check mode instruments every access: keep it to the small sizes
+    shapes.push_back({257, 129, 513});  // 256 + 1, 128 + 1, 512 + 1
+    shapes.push_back({100, 1000, 37});  // wide, short k
   }
   if (course::kBackend == course::Backend::gpu) shapes.push_back({1024, 1024, 1024});
   return shapes;
@@ -50,13 +50,11 @@ std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
 }
 
 std::string call_text(const Shape& s) {
-  return "naive_gemm(a, b, c, m=" + std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" +
-         std::to_string(s.k) + ", stream 0)";
+  return "naive_gemm(a, b, c, m=" + std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" + std::to_string(s.k) +
+         ", stream 0)";
 }
 
-course::Layout c_layout(const Shape& s) {
-  return {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)};
-}
+course::Layout c_layout(const Shape& s) { return {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)}; }
 
 class NaiveGemm : public ::testing::TestWithParam<Shape> {};
 
@@ -100,8 +98,7 @@ TEST(NaiveGemmBadInput, ZeroSizeIsRejected) {
 
 TEST(NaiveGemmBadInput, Int32OverflowIsRejected) {
   // 65536 x 32768 = 2^31 elements: one more than an int index reaches. Each matrix is checked on its own.
-  EXPECT_NE(rejection(65536, 1, 32768).find("A (M x K) 65536x32768 has more than 2^31-1 elements"),
-            std::string::npos)
+  EXPECT_NE(rejection(65536, 1, 32768).find("A (M x K) 65536x32768 has more than 2^31-1 elements"), std::string::npos)
       << rejection(65536, 1, 32768);
   EXPECT_NE(rejection(1, 65536, 32768).find("B (K x N) 32768x65536"), std::string::npos) << rejection(1, 65536, 32768);
   EXPECT_NE(rejection(65536, 32768, 1).find("C (M x N) 65536x32768"), std::string::npos) << rejection(65536, 32768, 1);

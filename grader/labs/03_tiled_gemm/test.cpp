@@ -14,9 +14,9 @@
 #include <course/testing.h>
 #include <course/timing.h>
 
-#include <stdexcept>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -34,11 +34,11 @@ void PrintTo(const Shape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << 
 
 std::vector<Shape> correctness_shapes() {
   std::vector<Shape> shapes = {
-      {1, 1, 1},                          // one element, one term: a single, mostly zero-filled tile
-      {17, 33, 9},    {31, 33, 32},       // k below and at one 32-tile; n one past a 32-tile
-      {33, 31, 1},    {16, 16, 17},       // k = 1; one 16-tile of C, k one past a 16-tile
-      {5, 3, 100},    {64, 64, 64},       // many k-tiles for a tiny C; whole tiles only
-      {40, 50, 70},                       // no size a multiple of 16 or 32
+      {1, 1, 1},                   // one element, one term: a single, mostly zero-filled tile
+      {17, 33, 9},  {31, 33, 32},  // k below and at one 32-tile; n one past a 32-tile
+      {33, 31, 1},  {16, 16, 17},  // k = 1; one 16-tile of C, k one past a 16-tile
+      {5, 3, 100},  {64, 64, 64},  // many k-tiles for a tiny C; whole tiles only
+      {40, 50, 70},                // no size a multiple of 16 or 32
   };
   if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
     shapes.push_back({257, 129, 513});
@@ -89,16 +89,16 @@ TEST_P(TiledGemm, MatchesReference) {
 
   course::run_launcher(call_text(s, tile), [&] { call_tiled(tile, a.data(), b.data(), c.data(), s); });
 
-  const auto result = course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
-                                      course::gemm_tolerance(s.k),
-                                      {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)});
+  const auto result =
+      course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k), course::gemm_tolerance(s.k),
+                      {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)});
   EXPECT_TRUE(course::matches(result));
   EXPECT_TRUE(course::same_bits(a.download(), a_host)) << "tiled_gemm() changed its input A";
   EXPECT_TRUE(course::same_bits(b.download(), b_host)) << "tiled_gemm() changed its input B";
 }
 
-INSTANTIATE_TEST_SUITE_P(, TiledGemm, ::testing::Combine(::testing::ValuesIn(correctness_shapes()),
-                                                         ::testing::Values(16, 32)),
+INSTANTIATE_TEST_SUITE_P(, TiledGemm,
+                         ::testing::Combine(::testing::ValuesIn(correctness_shapes()), ::testing::Values(16, 32)),
                          param_name);
 
 // Check mode counts every warp-wide shared-memory request: a tiled kernel reads each operand from shared memory
@@ -161,8 +161,8 @@ void tiled_gemm_perf(course::PerfState& state) {
       if (!ref) ref = course::gemm_reference(a_host, b_host, s.m, s.n, s.k, kRowStep);
       c.poison();
       course::run_launcher(call_text(s, tile), [&] { call_tiled(tile, a.data(), b.data(), c.data(), s); });
-      return course::compare(course::sample_rows(c.download(), s.m, s.n, kRowStep), *ref,
-                             course::gemm_tolerance(s.k), c_layout(s, kRowStep));
+      return course::compare(course::sample_rows(c.download(), s.m, s.n, kRowStep), *ref, course::gemm_tolerance(s.k),
+                             c_layout(s, kRowStep));
     });
   }
   state.measure();

@@ -31,10 +31,10 @@ void PrintTo(const Shape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << 
 
 std::vector<Shape> correctness_shapes() {
   std::vector<Shape> shapes = {
-      {1, 1, 1},                          // one element, one term: a single, mostly zero-filled tile
-      {17, 33, 9},    {31, 33, 32},       // k below and at one tile; n one past a tile
-      {33, 31, 1},    {5, 3, 100},        // k = 1; many k-tiles for a tiny C
-      {64, 64, 64},   {40, 50, 70},       // whole tiles only; no size a multiple of 32
+      {1, 1, 1},                   // one element, one term: a single, mostly zero-filled tile
+      {17, 33, 9},  {31, 33, 32},  // k below and at one tile; n one past a tile
+      {33, 31, 1},  {5, 3, 100},   // k = 1; many k-tiles for a tiny C
+      {64, 64, 64}, {40, 50, 70},  // whole tiles only; no size a multiple of 32
   };
   if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
     shapes.push_back({257, 129, 513});
@@ -67,9 +67,9 @@ TEST_P(PaddedGemm, MatchesReference) {
   course::run_launcher(call_text("padded_gemm", s),
                        [&] { padded_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
 
-  const auto result = course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
-                                      course::gemm_tolerance(s.k),
-                                      {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)});
+  const auto result =
+      course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k), course::gemm_tolerance(s.k),
+                      {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)});
   EXPECT_TRUE(course::matches(result));
   EXPECT_TRUE(course::same_bits(a.download(), a_host)) << "padded_gemm() changed its input A";
   EXPECT_TRUE(course::same_bits(b.download(), b_host)) << "padded_gemm() changed its input B";
@@ -148,8 +148,8 @@ void padded_gemm_perf(course::PerfState& state) {
     const course::Layout layout{"C (every 16th row)", static_cast<std::size_t>((s.m + kRowStep - 1) / kRowStep),
                                 static_cast<std::size_t>(s.n)};
     return course::compare(course::sample_rows(c.download(), s.m, s.n, kRowStep),
-                           course::gemm_reference(a_host, b_host, s.m, s.n, s.k, kRowStep),
-                           course::gemm_tolerance(s.k), layout);
+                           course::gemm_reference(a_host, b_host, s.m, s.n, s.k, kRowStep), course::gemm_tolerance(s.k),
+                           layout);
   });
   state.measure();
 }

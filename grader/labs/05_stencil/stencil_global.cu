@@ -7,7 +7,7 @@
 __global__ void stencil_global_kernel(const float* __restrict__ in, float* __restrict__ out, int n, int radius) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const int lo = max(i - radius, 0);      // inputs outside [0, n) count as 0: skip them
+  const int lo = max(i - radius, 0);  // inputs outside [0, n) count as 0: skip them
   const int hi = min(i + radius, n - 1);
   float sum = 0.0f;
   for (int j = lo; j <= hi; ++j) sum += in[j];

@@ -5,11 +5,11 @@
 // (stencil_global.cu) and against a device-to-device copy, all timed in the same process.
 #include "lab05_baselines.h"
 #include "lab05_stencil.h"
+#include "reference.h"
 
 #include <course/device_buffer.h>
 #include <course/lab_runner.h>
 #include <course/random.h>
-#include "reference.h"
 #include <course/testing.h>
 #include <course/timing.h>
 #include <course/validate.h>
@@ -36,14 +36,14 @@ struct Case {
 
 std::vector<Case> correctness_cases() {
   std::vector<Case> cases = {
-      {1, 0},    {1, 1},    {1, 3},       // one element; n < radius
-      {5, 8},    {31, 64},                // n smaller than the radius: every output sees both boundaries
-      {97, 0},   {97, 1},                 // radius 0 copies the input; a prime size
-      {255, 3},  {256, 3},  {257, 3},     // a block of threads, minus and plus one
-      {1023, 8}, {1024, 8}, {1025, 8},    // one tile of 4 outputs per thread, minus and plus one
-      {3001, 16},                         // several blocks: first, middle and last
-      {2053, 64}, {4099, 100},            // halos wider than a warp; a prime size
-      {1500, 1024},                       // the largest radius: the halo is larger than the tile
+      {1, 0},       {1, 1},      {1, 3},     // one element; n < radius
+      {5, 8},       {31, 64},                // n smaller than the radius: every output sees both boundaries
+      {97, 0},      {97, 1},                 // radius 0 copies the input; a prime size
+      {255, 3},     {256, 3},    {257, 3},   // a block of threads, minus and plus one
+      {1023, 8},    {1024, 8},   {1025, 8},  // one tile of 4 outputs per thread, minus and plus one
+      {3001, 16},                            // several blocks: first, middle and last
+      {2053, 64},   {4099, 100},             // halos wider than a warp; a prime size
+      {1500, 1024},                          // the largest radius: the halo is larger than the tile
   };
   if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
     cases.push_back({(1 << 20) + 3, kGradedRadius});
@@ -64,8 +64,8 @@ std::string call_text(int n, int radius) {
 void require_valid_stencil_arguments(long long n, long long radius) {
   course::require_positive("stencil: n", n);
   if (n > kStencilMaxN)
-    throw std::invalid_argument("stencil: n must be at most kStencilMaxN = " + std::to_string(kStencilMaxN) +
-                                ", got " + std::to_string(n));
+    throw std::invalid_argument("stencil: n must be at most kStencilMaxN = " + std::to_string(kStencilMaxN) + ", got " +
+                                std::to_string(n));
   if (radius < 0 || radius > kStencilMaxRadius)
     throw std::invalid_argument("stencil: radius must be between 0 and kStencilMaxRadius = " +
                                 std::to_string(kStencilMaxRadius) + ", got " + std::to_string(radius));
@@ -110,8 +110,8 @@ TEST(StencilEdges, ExactAtBothEnds) {
 
   run_stencil(in, out, n, radius);
 
-  EXPECT_TRUE(course::matches(course::compare(out.download(), course::stencil_reference(in_host, radius), 0.0,
-                                              {"out"})));
+  EXPECT_TRUE(
+      course::matches(course::compare(out.download(), course::stencil_reference(in_host, radius), 0.0, {"out"})));
 }
 
 // Bad arguments never reach the launcher: they fail with a message naming the argument and the allowed range.
@@ -120,8 +120,7 @@ TEST(StencilArguments, RejectsBadArguments) {
     try {
       require_valid_stencil_arguments(n, radius);
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(expected_words), std::string::npos)
-          << "message was: " << e.what();
+      EXPECT_NE(std::string(e.what()).find(expected_words), std::string::npos) << "message was: " << e.what();
       return;
     }
     ADD_FAILURE() << "stencil(n = " << n << ", radius = " << radius << ") was not rejected";
@@ -155,8 +154,7 @@ void stencil_perf(course::PerfState& state) {
   state.baseline(kCopy, course::Work::bytes(2 * bytes), [&] {
     CUDA_CHECK(cudaMemcpyAsync(out.data(), in.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
   });
-  state.baseline(kGlobal, course::Work::bytes(2 * bytes),
-                 [&] { stencil_global(in.data(), out.data(), n, radius, 0); });
+  state.baseline(kGlobal, course::Work::bytes(2 * bytes), [&] { stencil_global(in.data(), out.data(), n, radius, 0); });
   state.lab("stencil", course::Work::bytes(2 * bytes), lab);
   state.check("stencil", [&] {
     out.poison();

@@ -6,11 +6,11 @@
 // tree (reduce_interleaved.cu) and against a device-to-device copy, all timed in the same process.
 #include "lab06_baselines.h"
 #include "lab06_reduction.h"
+#include "reference.h"
 
 #include <course/device_buffer.h>
 #include <course/lab_runner.h>
 #include <course/random.h>
-#include "reference.h"
 #include <course/testing.h>
 #include <course/timing.h>
 #include <course/validate.h>
@@ -41,7 +41,7 @@ std::vector<Case> correctness_cases() {
   }
   if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
     cases.push_back({65537, 64});
-    cases.push_back({1000003, 1024});           // a prime
+    cases.push_back({1000003, 1024});  // a prime
     cases.push_back({(1 << 26) + 3, kGradedBlockSize});
   }
   return cases;
@@ -115,8 +115,8 @@ TEST(ReductionExact, IntegerInputs) {
   for (int block_size : {kReductionMinBlock, kGradedBlockSize, kReductionMaxBlock}) {
     SCOPED_TRACE("block_size " + std::to_string(block_size));
     const float got = run_reduction(host, block_size);
-    EXPECT_TRUE(course::matches(course::compare(std::vector<float>{got}, course::reduce_reference(host), 0.0,
-                                                {"result"})));
+    EXPECT_TRUE(
+        course::matches(course::compare(std::vector<float>{got}, course::reduce_reference(host), 0.0, {"result"})));
   }
 }
 

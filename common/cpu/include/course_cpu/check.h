@@ -20,13 +20,13 @@
 // same state, so what is reported does not depend on which path saw an access.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <type_traits>
-
 #include <course_cpu/check_access.h>
 #include <course_cpu/check_element.h>
 #include <course_cpu/check_fast_path.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
 
 namespace course_cpu::check {
 
@@ -72,8 +72,7 @@ class PointerView {
   decltype(auto) operator[](I i) const {
     static_assert(std::is_integral_v<I> || std::is_enum_v<I>, "pointer subscript must be an integer");
     const long long idx = static_cast<long long>(i);
-    T* e = reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) +
-                                static_cast<std::uintptr_t>(idx) * sizeof(T));
+    T* e = reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(idx) * sizeof(T));
     return element(PointerLoc<T>{site_, base_, idx}, e);
   }
 

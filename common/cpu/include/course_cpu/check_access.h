@@ -36,15 +36,15 @@ struct Extents {
 // Everything the slow path needs to know about one access.
 struct AccessInfo {
   const Site* site;
-  const void* base;               // the array's first byte, or the pointer's value
-  const void* addr;               // the element accessed
-  const long long* extent;        // arrays only: each dimension's size
-  std::uint32_t array_bytes;      // arrays only
+  const void* base;           // the array's first byte, or the pointer's value
+  const void* addr;           // the element accessed
+  const long long* extent;    // arrays only: each dimension's size
+  std::uint32_t array_bytes;  // arrays only
   std::uint16_t elem_size;
-  bool is_array;                  // a static __shared__ array, else a pointer
-  signed char ndims;              // subscripts applied so far
-  signed char bad_dim;            // first subscript outside its extent, or -1
-  long long index[kMaxDims];      // subscript values
+  bool is_array;              // a static __shared__ array, else a pointer
+  signed char ndims;          // subscripts applied so far
+  signed char bad_dim;        // first subscript outside its extent, or -1
+  long long index[kMaxDims];  // subscript values
 };
 
 // The slow path: checks and records one access and reports what is wrong;

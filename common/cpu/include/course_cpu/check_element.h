@@ -4,12 +4,12 @@
 // (check_fast_path.h), then check::record().
 #pragma once
 
+#include <course_cpu/check_access.h>
+#include <course_cpu/check_fast_path.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-
-#include <course_cpu/check_access.h>
-#include <course_cpu/check_fast_path.h>
 
 namespace course_cpu::check {
 
@@ -95,12 +95,12 @@ class ElemRef {
     return *this;
   }
 
-#define COURSE_CPU_COMPOUND(op)                                                  \
-  template <class U>                                                           \
-  ElemRef& operator op##=(const U& value) {                                    \
-    const auto rhs = static_cast<typename value_of_t<U>::type>(value);         \
-    if (ok(Access::read_write)) *p_ = static_cast<V>(*p_ op rhs);              \
-    return *this;                                                              \
+#define COURSE_CPU_COMPOUND(op)                                        \
+  template <class U>                                                   \
+  ElemRef& operator op##=(const U& value) {                            \
+    const auto rhs = static_cast<typename value_of_t<U>::type>(value); \
+    if (ok(Access::read_write)) *p_ = static_cast<V>(*p_ op rhs);      \
+    return *this;                                                      \
   }
   COURSE_CPU_COMPOUND(+)
   COURSE_CPU_COMPOUND(-)
@@ -121,7 +121,9 @@ class ElemRef {
 
  private:
   template <class U, class = void>
-  struct value_of_t { using type = U; };
+  struct value_of_t {
+    using type = U;
+  };
   template <class U>
   struct value_of_t<U, std::void_t<typename U::course_cpu_value_type>> {
     using type = typename U::course_cpu_value_type;

@@ -8,12 +8,12 @@
 // depend on which path saw an access.
 #pragma once
 
+#include <course_cpu/check_access.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include <course_cpu/check_access.h>
 
 namespace course_cpu::check {
 
@@ -37,9 +37,9 @@ struct Request {
 
 // The requests of one (site, load/store, warp) in the current epoch.
 struct BankSlot {
-  std::uint32_t epoch = 0;  // the epoch the slot was opened in (else stale)
-  std::uint32_t width = 1;  // 4-byte words per access
-  std::uint32_t nreq = 0;   // requests in use (req may hold more)
+  std::uint32_t epoch = 0;      // the epoch the slot was opened in (else stale)
+  std::uint32_t width = 1;      // 4-byte words per access
+  std::uint32_t nreq = 0;       // requests in use (req may hold more)
   std::uint16_t next[32] = {};  // per lane: index of its next request
   std::vector<Request> req;
 };
@@ -61,7 +61,7 @@ struct Hot {
   const std::uint32_t* warp_full = nullptr;  // warp_sync after the warp's last all-lanes rendezvous
   std::uint32_t nsites = 0;                  // entries of sites; bank has 64 per site
   SiteSlot* sites = nullptr;
-  BankSlot* bank = nullptr;                  // [(id * 2 + store) * 32 + warp]
+  BankSlot* bank = nullptr;  // [(id * 2 + store) * 32 + warp]
   // extern __shared__: pointers in [arena_begin, arena_begin + arena_span)
   // are into the arena, which has arena_end - arena_begin valid bytes.
   std::uintptr_t arena_begin = 0, arena_end = 0, arena_span = 1;
@@ -136,8 +136,8 @@ inline void note_banks(Hot& h, int id, unsigned me, std::size_t first, std::size
 // Checks and records an access of shared words [first, last] that needs no
 // report. False: something is to be reported; nothing was recorded and the
 // caller takes the slow path.
-inline bool shared_fast(Hot& h, const Site* site, int id, Shadow* words, std::size_t first,
-                        std::size_t last, Access kind) {
+inline bool shared_fast(Hot& h, const Site* site, int id, Shadow* words, std::size_t first, std::size_t last,
+                        Access kind) {
   const bool read = reads(kind);
   const bool write = writes(kind);
   const std::uint32_t e = h.epoch;
@@ -151,11 +151,10 @@ inline bool shared_fast(Hot& h, const Site* site, int id, Shadow* words, std::si
   };
   for (std::size_t i = first; i <= last; ++i) {
     const Shadow& s = words[i];
-    if (read && (s.w_epoch == e ? !ordered(s.writer, s.w_wsync) : s.w_epoch < h.block_first_epoch))
-      return false;
-    if (write && ((s.w_epoch == e && !ordered(s.writer, s.w_wsync)) ||
-                  (s.r_epoch == e && !ordered(s.reader, s.r_wsync)) ||
-                  (s.r2_epoch == e && !ordered(s.reader2, s.r2_wsync))))
+    if (read && (s.w_epoch == e ? !ordered(s.writer, s.w_wsync) : s.w_epoch < h.block_first_epoch)) return false;
+    if (write &&
+        ((s.w_epoch == e && !ordered(s.writer, s.w_wsync)) || (s.r_epoch == e && !ordered(s.reader, s.r_wsync)) ||
+         (s.r2_epoch == e && !ordered(s.reader2, s.r2_wsync))))
       return false;
   }
   for (std::size_t i = first; i <= last; ++i) note_shadow(words[i], read, write, e, me, my, site);

@@ -4,16 +4,17 @@
 // can name the barrier.
 #pragma once
 
+#include <course_cpu/launch.h>
+
+#include <math.h>
+
 #include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <math.h>
 #include <type_traits>
-
-#include <course_cpu/launch.h>
 
 namespace course_cpu::detail {
 
@@ -25,24 +26,23 @@ int syncthreads_reduce(int predicate, BlockReduce op, int line);
 void syncwarp(int line, unsigned mask = 0xffffffffu);
 // One warp rendezvous. `bits` is the calling lane's value; the result is the
 // value of the source lane (shuffles) or the ballot of the predicates.
-std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width,
-                            int line);
+std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width, int line);
 unsigned activemask();
 
 // Shuffles take the value type, also through check-mode element proxies.
 template <class V, class = void>
-struct value_of { using type = V; };
+struct value_of {
+  using type = V;
+};
 template <class V>
 struct value_of<V, std::void_t<typename V::course_cpu_value_type>> {
   using type = typename V::course_cpu_value_type;
 };
 
 template <class V>
-inline typename value_of<V>::type shuffle(WarpOp op, int line, unsigned mask, const V& var, int arg,
-                                          int width = 32) {
+inline typename value_of<V>::type shuffle(WarpOp op, int line, unsigned mask, const V& var, int arg, int width = 32) {
   using T = typename value_of<V>::type;
-  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
-                "shuffles move values of at most 8 bytes");
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "shuffles move values of at most 8 bytes");
   const T value = var;
   std::uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(T));
@@ -87,20 +87,18 @@ inline typename value_of<V>::type shuffle(WarpOp op, int line, unsigned mask, co
   ::course_cpu::detail::shuffle(::course_cpu::detail::WarpOp::shfl_down, __LINE__, mask, __VA_ARGS__)
 #define __shfl_xor_sync(mask, ...) \
   ::course_cpu::detail::shuffle(::course_cpu::detail::WarpOp::shfl_xor, __LINE__, mask, __VA_ARGS__)
-#define __ballot_sync(mask, pred)                                                                 \
-  static_cast<unsigned>(::course_cpu::detail::warp_exchange(                                      \
-      ::course_cpu::detail::WarpOp::ballot, (mask), static_cast<bool>(pred) ? 1u : 0u, 0, 32, \
-      __LINE__))
+#define __ballot_sync(mask, pred)                                                                         \
+  static_cast<unsigned>(::course_cpu::detail::warp_exchange(::course_cpu::detail::WarpOp::ballot, (mask), \
+                                                            static_cast<bool>(pred) ? 1u : 0u, 0, 32, __LINE__))
 #define __any_sync(mask, pred) (__ballot_sync((mask), (pred)) != 0u)
-#define __all_sync(mask, pred) (__ballot_sync((mask), (pred)) == ((mask) & __activemask()))
+#define __all_sync(mask, pred) (__ballot_sync((mask), (pred)) == ((mask)&__activemask()))
 
 inline unsigned __activemask() { return ::course_cpu::detail::activemask(); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline long long clock64() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -117,25 +115,25 @@ inline T atomic_update(T* address, F f) {
 }  // namespace course_cpu::detail
 
 // atomicMax/atomicMin, for integer and floating-point types alike.
-#define COURSE_CPU_ATOMIC_MINMAX(T)                                                              \
-  inline T atomicMax(T* a, T v) {                                                              \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; });         \
-  }                                                                                            \
-  inline T atomicMin(T* a, T v) {                                                              \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; });         \
+#define COURSE_CPU_ATOMIC_MINMAX(T)                                                    \
+  inline T atomicMax(T* a, T v) {                                                      \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; }); \
+  }                                                                                    \
+  inline T atomicMin(T* a, T v) {                                                      \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; }); \
   }
 
-#define COURSE_CPU_ATOMIC_INT(T)                                                                 \
-  inline T atomicAdd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_add(v); }                \
-  inline T atomicSub(T* a, T v) { return std::atomic_ref<T>(*a).fetch_sub(v); }                \
-  inline T atomicExch(T* a, T v) { return std::atomic_ref<T>(*a).exchange(v); }                \
-  inline T atomicAnd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_and(v); }                \
-  inline T atomicOr(T* a, T v) { return std::atomic_ref<T>(*a).fetch_or(v); }                  \
-  inline T atomicXor(T* a, T v) { return std::atomic_ref<T>(*a).fetch_xor(v); }                \
-  COURSE_CPU_ATOMIC_MINMAX(T)                                                                  \
-  inline T atomicCAS(T* a, T compare, T v) {                                                   \
-    std::atomic_ref<T>(*a).compare_exchange_strong(compare, v);                                \
-    return compare;                                                                            \
+#define COURSE_CPU_ATOMIC_INT(T)                                                \
+  inline T atomicAdd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_add(v); } \
+  inline T atomicSub(T* a, T v) { return std::atomic_ref<T>(*a).fetch_sub(v); } \
+  inline T atomicExch(T* a, T v) { return std::atomic_ref<T>(*a).exchange(v); } \
+  inline T atomicAnd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_and(v); } \
+  inline T atomicOr(T* a, T v) { return std::atomic_ref<T>(*a).fetch_or(v); }   \
+  inline T atomicXor(T* a, T v) { return std::atomic_ref<T>(*a).fetch_xor(v); } \
+  COURSE_CPU_ATOMIC_MINMAX(T)                                                   \
+  inline T atomicCAS(T* a, T compare, T v) {                                    \
+    std::atomic_ref<T>(*a).compare_exchange_strong(compare, v);                 \
+    return compare;                                                             \
   }
 COURSE_CPU_ATOMIC_INT(int)
 COURSE_CPU_ATOMIC_INT(unsigned int)
@@ -143,14 +141,14 @@ COURSE_CPU_ATOMIC_INT(unsigned long long)
 COURSE_CPU_ATOMIC_INT(long long)
 #undef COURSE_CPU_ATOMIC_INT
 
-#define COURSE_CPU_ATOMIC_FLOAT(T)                                                               \
-  inline T atomicAdd(T* a, T v) {                                                              \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o + v; });                 \
-  }                                                                                            \
-  inline T atomicSub(T* a, T v) {                                                              \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o - v; });                 \
-  }                                                                                            \
-  inline T atomicExch(T* a, T v) { return std::atomic_ref<T>(*a).exchange(v); }                \
+#define COURSE_CPU_ATOMIC_FLOAT(T)                                              \
+  inline T atomicAdd(T* a, T v) {                                               \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o + v; });  \
+  }                                                                             \
+  inline T atomicSub(T* a, T v) {                                               \
+    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o - v; });  \
+  }                                                                             \
+  inline T atomicExch(T* a, T v) { return std::atomic_ref<T>(*a).exchange(v); } \
   COURSE_CPU_ATOMIC_MINMAX(T)
 COURSE_CPU_ATOMIC_FLOAT(float)
 COURSE_CPU_ATOMIC_FLOAT(double)
@@ -158,12 +156,11 @@ COURSE_CPU_ATOMIC_FLOAT(double)
 #undef COURSE_CPU_ATOMIC_MINMAX
 
 inline unsigned int atomicInc(unsigned int* a, unsigned int limit) {
-  return course_cpu::detail::atomic_update(
-      a, [limit](unsigned int o) { return o >= limit ? 0u : o + 1u; });
+  return course_cpu::detail::atomic_update(a, [limit](unsigned int o) { return o >= limit ? 0u : o + 1u; });
 }
 inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
-  return course_cpu::detail::atomic_update(
-      a, [limit](unsigned int o) { return (o == 0u || o > limit) ? limit : o - 1u; });
+  return course_cpu::detail::atomic_update(a,
+                                           [limit](unsigned int o) { return (o == 0u || o > limit) ? limit : o - 1u; });
 }
 // Block/system-scoped variants behave like the device-wide ones here.
 #define atomicAdd_block atomicAdd
@@ -193,7 +190,10 @@ inline float __sinf(float x) { return std::sin(x); }
 inline float __cosf(float x) { return std::cos(x); }
 inline float __tanf(float x) { return std::tan(x); }
 inline float __powf(float a, float b) { return std::pow(a, b); }
-inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
+inline void __sincosf(float x, float* s, float* c) {
+  *s = std::sin(x);
+  *c = std::cos(x);
+}
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 inline int __float_as_int(float x) { return std::bit_cast<int>(x); }
 inline float __int_as_float(int x) { return std::bit_cast<float>(x); }
@@ -209,9 +209,7 @@ inline int __popcll(unsigned long long x) { return std::popcount(x); }
 inline int __clz(int x) { return std::countl_zero(static_cast<unsigned>(x)); }
 inline int __clzll(long long x) { return std::countl_zero(static_cast<unsigned long long>(x)); }
 inline int __ffs(int x) { return x == 0 ? 0 : std::countr_zero(static_cast<unsigned>(x)) + 1; }
-inline int __ffsll(long long x) {
-  return x == 0 ? 0 : std::countr_zero(static_cast<unsigned long long>(x)) + 1;
-}
+inline int __ffsll(long long x) { return x == 0 ? 0 : std::countr_zero(static_cast<unsigned long long>(x)) + 1; }
 inline unsigned __brev(unsigned x) {
   unsigned r = 0;
   for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
@@ -224,10 +222,12 @@ inline unsigned __umulhi(unsigned a, unsigned b) {
   return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
 }
 template <class T>
-inline T __ldg(const T* p) { return *p; }
+inline T __ldg(const T* p) {
+  return *p;
+}
 
 // CUDA's device min/max overloads (global namespace).
-#define COURSE_CPU_MINMAX(T)                          \
+#define COURSE_CPU_MINMAX(T)                       \
   inline T min(T a, T b) { return b < a ? b : a; } \
   inline T max(T a, T b) { return a < b ? b : a; }
 COURSE_CPU_MINMAX(int)

@@ -3,13 +3,13 @@
 // state that the device built-ins (threadIdx, __syncthreads, ...) read.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
 #include <utility>
-
-#include <cuda_runtime.h>
 
 // ---- CUDA built-in variables ------------------------------------------------
 // Every CUDA thread of a block is a fiber running on one worker OS thread; the
@@ -39,8 +39,8 @@ using KernelThunk = void (*)(const void* closure);
 // Validates the configuration, runs all blocks (blocking), records errors and
 // diagnostics. Defined in src/scheduler.cpp.
 // `checked` is true for code rewritten in check mode.
-void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
-              bool checked, KernelThunk thunk, const void* closure);
+void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, bool checked,
+              KernelThunk thunk, const void* closure);
 
 // The dynamic shared memory arena (extern __shared__) of the running block.
 extern constinit thread_local unsigned char* tl_dynamic_shared;
@@ -61,14 +61,12 @@ extern constinit thread_local unsigned char* tl_dynamic_shared;
 template <bool Checked, class... Params>
 class Launcher {
  public:
-  Launcher(void (*kernel)(Params...), LaunchSite site, dim3 grid, dim3 block,
-           std::size_t shared_bytes)
+  Launcher(void (*kernel)(Params...), LaunchSite site, dim3 grid, dim3 block, std::size_t shared_bytes)
       : kernel_(kernel), site_(site), grid_(grid), block_(block), shared_bytes_(shared_bytes) {}
 
   template <class... Args>
   void operator()(Args&&... args) const {
-    static_assert(sizeof...(Args) == sizeof...(Params),
-                  "kernel launched with the wrong number of arguments");
+    static_assert(sizeof...(Args) == sizeof...(Params), "kernel launched with the wrong number of arguments");
     struct Closure {
       void (*kernel)(Params...);
       std::tuple<std::decay_t<Params>...> args;
@@ -93,13 +91,11 @@ class Launcher {
 // `k<<<g, b, s, st>>>(args)` is rewritten to
 // `::course_cpu::launch(k, "k", __FILE__, line, g, b, s, st)(args)`.
 template <bool Checked = (COURSE_CPU_CHECK_MODE != 0), class... Params>
-Launcher<Checked, Params...> launch(void (*kernel)(Params...), const char* name, const char* file, int line,
-                           dim3 grid, dim3 block, std::size_t shared_bytes = 0,
-                           cudaStream_t stream = 0) {
+Launcher<Checked, Params...> launch(void (*kernel)(Params...), const char* name, const char* file, int line, dim3 grid,
+                                    dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = 0) {
   (void)stream;  // everything runs synchronously on the CPU
-  return Launcher<Checked, Params...>(kernel,
-                             LaunchSite{name, file, line, reinterpret_cast<const void*>(kernel)},
-                             grid, block, shared_bytes);
+  return Launcher<Checked, Params...>(kernel, LaunchSite{name, file, line, reinterpret_cast<const void*>(kernel)}, grid,
+                                      block, shared_bytes);
 }
 
 // A kernel template launched without template arguments,
@@ -133,9 +129,8 @@ class DeducedLauncher {
 };
 
 template <bool Checked = (COURSE_CPU_CHECK_MODE != 0), class Call>
-DeducedLauncher<Checked, Call> launch_deduced(Call, const char* name, const char* file, int line, dim3 grid,
-                                              dim3 block, std::size_t shared_bytes = 0,
-                                              cudaStream_t stream = 0) {
+DeducedLauncher<Checked, Call> launch_deduced(Call, const char* name, const char* file, int line, dim3 grid, dim3 block,
+                                              std::size_t shared_bytes = 0, cudaStream_t stream = 0) {
   static_assert(std::is_empty_v<Call> && std::is_default_constructible_v<Call>);
   (void)stream;
   return DeducedLauncher<Checked, Call>(LaunchSite{name, file, line, nullptr}, grid, block, shared_bytes);

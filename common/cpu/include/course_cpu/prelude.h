@@ -2,14 +2,15 @@
 // course-rewrite. Makes CUDA device code compile as host C++.
 #pragma once
 
+#include <course_cpu/check.h>
+#include <course_cpu/device_functions.h>
+#include <course_cpu/launch.h>
+
+#include <cuda_runtime.h>
+#include <math.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <math.h>
-
-#include <cuda_runtime.h>
-#include <course_cpu/launch.h>
-#include <course_cpu/device_functions.h>
-#include <course_cpu/check.h>

@@ -2,8 +2,8 @@
 // load touches two 64-byte pieces instead of one 128-byte piece. Correct, and expected to pass the perf test too.
 #include "lab01_matadd.h"
 
-__global__ void matadd_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                              int rows, int cols) {
+__global__ void matadd_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int rows,
+                              int cols) {
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows || col >= cols) return;

@@ -3,8 +3,8 @@
 #include "lab01_matadd.h"
 
 // [docs:matadd_scalar_kernel]
-__global__ void matadd_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                              int rows, int cols) {
+__global__ void matadd_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int rows,
+                              int cols) {
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= rows || col >= cols) return;
