@@ -85,6 +85,7 @@ def main() -> int:
     parser.add_argument("--fraction", type=float, default=0.85, help="mark = this fraction of the slowest passing")
     parser.add_argument("--step", type=float, default=0.05, help="marks are rounded down to a multiple of this")
     args = parser.parse_args()
+    args.build = args.build.resolve()  # the programs run in scratch folders: their paths must not be relative
 
     if not (args.build / "grader").is_dir():
         sys.exit(f"calibrate: {args.build / 'grader'} does not exist: build the project with CUDA first")
