@@ -35,7 +35,7 @@ __global__ void reduction_kernel(const float* __restrict__ in, int n, float* __r
 
 // TODO(lab06, going further): the variants between the baseline and the kernel above, to time them (optional)
 // Time each variant of the handout's table with the same level-by-level launcher as the baseline; the comments of
-// grader/baselines/reduce_interleaved.cu and the handout say what changes from one variant to the next.
+// grader/labs/06_reduction/reduce_interleaved.cu and the handout say what changes from one variant to the next.
 // END TODO
 
 // ---- launcher -------------------------------------------------------------------------------------------------------

@@ -62,10 +62,10 @@ __global__ void reduction_kernel(const float* __restrict__ in, int n, float* __r
 
 // TODO(lab06, going further): the variants between the baseline and the kernel above, to time them (optional)
 // The cuda-samples progression (reduce0 ... reduce6), as block reductions that store one partial sum per block of
-// blockDim.x inputs (variant 2: per 2 * blockDim.x), run level by level like grader/baselines/reduce_interleaved.cu.
-// Variant 0, the baseline (grader/baselines/reduce_interleaved.cu): interleaved addressing. At step s the threads
-// with tid % (2 * s) == 0 add partial[tid + s]: the active threads are scattered over every warp, so every warp
-// stays busy (divergent) until the last steps, and the modulo is slow.
+// blockDim.x inputs (variant 2: per 2 * blockDim.x), run level by level like the baseline.
+// Variant 0, the baseline (grader/labs/06_reduction/reduce_interleaved.cu): interleaved addressing. At step s the
+// threads with tid % (2 * s) == 0 add partial[tid + s]: the active threads are scattered over every warp, so every
+// warp stays busy (divergent) until the last steps, and the modulo is slow.
 // [docs:reduce_variants]
 // Variant 1 — sequential addressing. What changed: at step s the threads tid < s add partial[tid + s], s halving
 // from blockDim.x / 2. Why faster: the active threads are contiguous, so whole warps retire as s shrinks (no
@@ -130,8 +130,9 @@ __global__ void reduce3_kernel(const float* __restrict__ in, int n, float* __res
 }
 // Variant 4 — grid-stride loop, then shuffles and one shared value per warp: reduction_kernel above. What changed:
 // a grid of one wave of blocks, each thread first adding about n / (blocks * blockDim.x) inputs in registers, with
-// two float4 loads (32 bytes) in flight per thread. Why faster: the memory system sees long streams of independent loads and the block tree runs
-// once per thread rather than once per blockDim.x inputs; only two launches whatever n is.
+// two float4 loads (32 bytes) in flight per thread. Why faster: the memory system sees long streams of independent
+// loads and the block tree runs once per thread rather than once per blockDim.x inputs; only two launches whatever n
+// is.
 // [/docs:reduce_variants]
 // END TODO
 

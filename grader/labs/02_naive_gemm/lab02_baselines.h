@@ -1,4 +1,4 @@
-// Lab 02 — the baseline the perf test times naive_gemm() against (grader/baselines/gemm_uncoalesced.cu).
+// Lab 02 — the baseline the perf test times naive_gemm() against (grader/labs/02_naive_gemm/gemm_uncoalesced.cu).
 #pragma once
 
 #include <cuda_runtime.h>

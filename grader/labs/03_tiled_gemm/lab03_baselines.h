@@ -1,4 +1,4 @@
-// Lab 03 — the baseline the perf test times tiled_gemm() against (grader/baselines/gemm_naive.cu).
+// Lab 03 — the baseline the perf test times tiled_gemm() against (grader/labs/03_tiled_gemm/gemm_naive.cu).
 #pragma once
 
 #include <cuda_runtime.h>

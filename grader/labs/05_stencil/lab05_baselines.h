@@ -1,4 +1,4 @@
-// Lab 05 — the baseline the perf test times the lab against (grader/baselines/stencil_global.cu).
+// Lab 05 — the baseline the perf test times the lab against (grader/labs/05_stencil/stencil_global.cu).
 #pragma once
 
 #include <cuda_runtime.h>
