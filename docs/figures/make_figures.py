@@ -4,9 +4,10 @@
   python3 docs/figures/make_figures.py [--data docs/data] [--out docs/figures]
 
 The JSON comes from the bench (grader/bench/run_all.sh on a GPU machine: the perf cases swept over each lab.toml's
-[[bench]] tables); the fields are described in grader/bench/merge.py. Each figure is titled with the GPU, CUDA version and date of its
-own JSON. Figures the script knows (matadd, gemm_sizes, tile_size, bank_conflicts, stencil_radius, reduction) get
-their own layout; any other JSON gets a plain plot of its series. Needs matplotlib; nothing in the build runs this.
+[[bench]] tables); the fields are described in grader/bench/merge.py. Each figure is titled with the GPU, CUDA
+version and date of its own JSON. Figures the script knows (matadd, gemm_sizes, tile_size, bank_conflicts,
+stencil_radius, reduction) get their own layout; any other JSON gets a plain plot of its series. Needs matplotlib;
+nothing in the build runs this.
 """
 
 import argparse
@@ -27,18 +28,23 @@ def import_matplotlib():
     try:
         import matplotlib
     except ImportError:
-        if (os.environ.get("MAKE_FIGURES_REEXEC") != "1" and os.path.exists(SYSTEM_PYTHON)
-                and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)
-                and subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True).returncode == 0):
+        if (
+            os.environ.get("MAKE_FIGURES_REEXEC") != "1"
+            and os.path.exists(SYSTEM_PYTHON)
+            and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)
+            and subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True).returncode == 0
+        ):
             os.environ["MAKE_FIGURES_REEXEC"] = "1"
             os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
         sys.exit("matplotlib not found: sudo apt-get install python3-matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
 # ---- data --------------------------------------------------------------------------------------------------------
+
 
 def points(series):
     """(xs, values) of a series, by x."""
@@ -98,6 +104,7 @@ def pow2_label(x):
 def log_y(ax):
     """A log y axis labelled at 1, 2 and 5 times each power of ten, in plain numbers."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.yaxis.set_minor_locator(NullLocator())
@@ -118,6 +125,7 @@ def all_x(data):
 
 
 # ---- one function per figure -------------------------------------------------------------------------------------
+
 
 def fig_matadd(plt, data):
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
@@ -177,8 +185,14 @@ def fig_tile_size(plt, data):
 
 
 def fig_stencil_radius(plt, data):
-    return fig_ratio_pair(plt, data, f"radius R (n = {data['notes'].get('n', '2^26')})", lambda x: f"{x:.0f}",
-                          "GB/s (one read + one write per element)", "speed-up")
+    return fig_ratio_pair(
+        plt,
+        data,
+        f"radius R (n = {data['notes'].get('n', '2^26')})",
+        lambda x: f"{x:.0f}",
+        "GB/s (one read + one write per element)",
+        "speed-up",
+    )
 
 
 def fig_bank_conflicts(plt, data):

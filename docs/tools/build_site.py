@@ -53,8 +53,19 @@ MARKER = re.compile(r"^\s*(?://|#)\s*\[(?P<end>/?)docs:(?P<name>[A-Za-z0-9_.-]+)
 # the student's part, in shown code they are noise, so included regions leave them out.
 PREPROCESSOR = re.compile(r"^#\s*(?:pragma|if|ifdef|ifndef|elif|else|endif|define|undef|include)\b")
 TODO_LINE = re.compile(r"^\s*(?://|#)\s*(?:TODO\([^)]*\)|END TODO\b)")
-LANGUAGES = {".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".cc": "cpp", ".h": "cpp", ".hpp": "cpp",
-             ".py": "python", ".cmake": "cmake", ".txt": "cmake", ".json": "json", ".sh": "bash"}
+LANGUAGES = {
+    ".cu": "cuda",
+    ".cuh": "cuda",
+    ".cpp": "cpp",
+    ".cc": "cpp",
+    ".h": "cpp",
+    ".hpp": "cpp",
+    ".py": "python",
+    ".cmake": "cmake",
+    ".txt": "cmake",
+    ".json": "json",
+    ".sh": "bash",
+}
 LAB_README = re.compile(r"^labs/(?P<lab>\d\d_[A-Za-z0-9_]+)/README\.md$")
 # An include of a catalogue entry: the mutant grader/course_grader/manifest.py builds from the lab's solution.
 CATALOGUE_ENTRY = re.compile(r"^(?P<toml>grader/labs/[^/#]+/catalogue\.toml)#(?P<entry>[^:#]*)$")
@@ -65,6 +76,7 @@ class SiteError(Exception):
 
 
 # ---------------------------------------------------------------------------------------------------- pages
+
 
 def site_pages(root):
     """Map each repository file that becomes part of the site to its path inside the staging folder."""
@@ -83,6 +95,7 @@ def site_pages(root):
 
 
 # ------------------------------------------------------------------------------------------------- includes
+
 
 def _manifest():
     """course_grader.manifest and .catalogue of this checkout (imported on first use: they need Python 3.11's
@@ -141,14 +154,17 @@ def include(root, spec):
     if not name:
         body = [line for line in lines if not MARKER.match(line) and not TODO_LINE.match(line)]
     else:
-        starts = [i for i, line in enumerate(lines)
-                  if (m := MARKER.match(line)) and m.group("name") == name and not m.group("end")]
+        starts = [
+            i
+            for i, line in enumerate(lines)
+            if (m := MARKER.match(line)) and m.group("name") == name and not m.group("end")
+        ]
         if not starts:
             raise SiteError(f"no marker [docs:{name}] in {path}")
         if len(starts) > 1:
             raise SiteError(f"marker [docs:{name}] appears {len(starts)} times in {path}")
         body = []
-        for line in lines[starts[0] + 1:]:
+        for line in lines[starts[0] + 1 :]:
             m = MARKER.match(line)
             if m and m.group("name") == name and m.group("end"):
                 break
@@ -165,13 +181,12 @@ def include(root, spec):
 def _dedent(lines):
     """Remove the indentation common to the lines, not counting blank lines and C preprocessor lines (a `#pragma`
     sits in column 0 inside an indented loop); a line with less indentation keeps what it has."""
-    margins = [len(line) - len(line.lstrip(" \t")) for line in lines
-               if line.strip() and not PREPROCESSOR.match(line)]
+    margins = [len(line) - len(line.lstrip(" \t")) for line in lines if line.strip() and not PREPROCESSOR.match(line)]
     margin = min(margins, default=0)
     out = []
     for line in lines:
         indent = len(line) - len(line.lstrip(" \t"))
-        out.append(line[min(margin, indent):] if line.strip() else line.lstrip(" \t"))
+        out.append(line[min(margin, indent) :] if line.strip() else line.lstrip(" \t"))
     return "".join(out)
 
 
@@ -237,6 +252,7 @@ def expand_includes(text, root, where):
 
 
 # ---------------------------------------------------------------------------------------------------- links
+
 
 def _as_code(text, path):
     bare = text.strip().strip("`")
@@ -326,7 +342,7 @@ def site_config(config_text, staging, site, existing):
             m = NAV_SECTION.match(line)
             if not m:
                 continue
-            rest = [x for x in kept[i + 1:] if x.strip() and not x.strip().startswith("#")]
+            rest = [x for x in kept[i + 1 :] if x.strip() and not x.strip().startswith("#")]
             if not rest or len(rest[0]) - len(rest[0].lstrip()) <= len(m.group("indent")):
                 del kept[i]
                 changed = True
@@ -346,6 +362,7 @@ def repo_url_from(config_text):
 
 
 # -------------------------------------------------------------------------------------------------- staging
+
 
 def staged_files(root, repo_url=None, ref="main"):
     """What the staging folder should hold: {site path: bytes}, plus (notes, problems, errors).
@@ -407,12 +424,14 @@ def stage(root, staging, site, repo_url, ref):
 
 # ----------------------------------------------------------------------------------------------- check/update
 
+
 def check(root):
     """Everything that would make the committed docs wrong. Returns a list of messages (empty: all good)."""
     config_text = (root / "mkdocs.yml").read_text(encoding="utf-8")
     files, stale, broken, errors = staged_files(root, repo_url_from(config_text))
-    missing_nav = [f"mkdocs.yml:{i + 1}: nav page {page} does not exist"
-                   for i, page in nav_pages(config_text) if page not in files]
+    missing_nav = [
+        f"mkdocs.yml:{i + 1}: nav page {page} does not exist" for i, page in nav_pages(config_text) if page not in files
+    ]
     return errors + [f"{s} (run: python3 docs/tools/build_site.py --update)" for s in stale] + broken + missing_nav
 
 
@@ -433,6 +452,7 @@ def update(root):
 
 
 # --------------------------------------------------------------------------------------------------- mkdocs
+
 
 def find_mkdocs():
     """A command that runs MkDocs with the Material theme available, or raise SiteError saying what to install."""

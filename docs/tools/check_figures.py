@@ -47,8 +47,10 @@ def missing_data(root):
         if figure.suffix in FIGURE_SUFFIXES:
             data = root / "docs" / "data" / (figure.stem + ".json")
             if not data.is_file():
-                missing.append(f"{figure.relative_to(root).as_posix()}: data "
-                               f"{data.relative_to(root).as_posix()} does not exist")
+                missing.append(
+                    f"{figure.relative_to(root).as_posix()}: data "
+                    f"{data.relative_to(root).as_posix()} does not exist"
+                )
     return missing
 
 
@@ -60,8 +62,11 @@ def main(argv=None):
     for problem in problems:
         print(f"missing: {problem}")
     figures = len([f for f in (root / "docs" / "figures").glob("*") if f.suffix in FIGURE_SUFFIXES])
-    print(f"check_figures: {len(problems)} missing" if problems
-          else f"check_figures: ok ({figures} figure(s), every referenced image exists)")
+    print(
+        f"check_figures: {len(problems)} missing"
+        if problems
+        else f"check_figures: ok ({figures} figure(s), every referenced image exists)"
+    )
     return 1 if problems else 0
 
 

@@ -48,8 +48,12 @@ def prose_lines(text):
             fence = match.group(1)
             yield number, line, True
         elif fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
-                    and line.strip() == match.group(1):
+            if (
+                match
+                and match.group(1)[0] == fence[0]
+                and len(match.group(1)) >= len(fence)
+                and line.strip() == match.group(1)
+            ):
                 fence = None
             yield number, line, True
         else:

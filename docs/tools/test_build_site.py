@@ -80,19 +80,35 @@ class RepoTest(unittest.TestCase):
 
 
 class PagesTest(RepoTest):
-    files = {"docs/index.md": "# Home\n", "docs/tools/build_site.py": "", "docs/figures/a.png": "x",
-             "labs/03_tiled_gemm/README.md": "# Lab 03\n", "labs/03_tiled_gemm/tiled_gemm.cu": "",
-             "labs/common/README.md": "not a lab\n"}
+    files = {
+        "docs/index.md": "# Home\n",
+        "docs/tools/build_site.py": "",
+        "docs/figures/a.png": "x",
+        "labs/03_tiled_gemm/README.md": "# Lab 03\n",
+        "labs/03_tiled_gemm/tiled_gemm.cu": "",
+        "labs/common/README.md": "not a lab\n",
+    }
 
     def test_docs_and_handouts_map_to_site_paths(self):
-        self.assertEqual(bs.site_pages(self.root), {
-            "docs/index.md": "index.md", "docs/figures/a.png": "figures/a.png",
-            "labs/03_tiled_gemm/README.md": "labs/03_tiled_gemm.md"})
+        self.assertEqual(
+            bs.site_pages(self.root),
+            {
+                "docs/index.md": "index.md",
+                "docs/figures/a.png": "figures/a.png",
+                "labs/03_tiled_gemm/README.md": "labs/03_tiled_gemm.md",
+            },
+        )
 
 
 class LinkRewriteTest(RepoTest):
-    files = {"docs/index.md": "", "docs/tiling.md": "", "docs/figures/speed.png": "png",
-             "labs/03_tiled_gemm/README.md": "", "solutions/03_tiled_gemm/tiled_gemm.cu": "", "common/x.h": ""}
+    files = {
+        "docs/index.md": "",
+        "docs/tiling.md": "",
+        "docs/figures/speed.png": "png",
+        "labs/03_tiled_gemm/README.md": "",
+        "solutions/03_tiled_gemm/tiled_gemm.cu": "",
+        "common/x.h": "",
+    }
 
     def rewrite(self, source, text, **kw):
         return bs.rewrite_for_site(text, source, bs.site_pages(self.root), self.root, **kw)
@@ -107,8 +123,9 @@ class LinkRewriteTest(RepoTest):
         self.assertEqual(text, "![speed](../figures/speed.png)\n")
 
     def test_chapter_link_to_handout_and_to_lab_folder(self):
-        text, _ = self.rewrite("docs/tiling.md",
-                               "[Lab 3](../labs/03_tiled_gemm/README.md) [folder](../labs/03_tiled_gemm/)\n")
+        text, _ = self.rewrite(
+            "docs/tiling.md", "[Lab 3](../labs/03_tiled_gemm/README.md) [folder](../labs/03_tiled_gemm/)\n"
+        )
         self.assertEqual(text, "[Lab 3](labs/03_tiled_gemm.md) [folder](labs/03_tiled_gemm.md)\n")
 
     def test_chapter_link_to_chapter_is_unchanged(self):
@@ -118,16 +135,23 @@ class LinkRewriteTest(RepoTest):
     def test_repository_file_becomes_code_text(self):
         text, problems = self.rewrite(
             "labs/03_tiled_gemm/README.md",
-            "[tiled_gemm.cu](../../solutions/03_tiled_gemm/tiled_gemm.cu), [the harness](../../common/)\n")
+            "[tiled_gemm.cu](../../solutions/03_tiled_gemm/tiled_gemm.cu), [the harness](../../common/)\n",
+        )
         self.assertEqual(text, "`solutions/03_tiled_gemm/tiled_gemm.cu`, the harness (`common`)\n")
         self.assertEqual(problems, [])
 
     def test_repository_file_becomes_url_when_repo_url_given(self):
-        text, _ = self.rewrite("labs/03_tiled_gemm/README.md",
-                               "[code](../../solutions/03_tiled_gemm/tiled_gemm.cu#L3) [dir](../../common)\n",
-                               repo_url="https://github.com/o/c/", ref="v1")
-        self.assertEqual(text, "[code](https://github.com/o/c/blob/v1/solutions/03_tiled_gemm/tiled_gemm.cu#L3) "
-                               "[dir](https://github.com/o/c/tree/v1/common)\n")
+        text, _ = self.rewrite(
+            "labs/03_tiled_gemm/README.md",
+            "[code](../../solutions/03_tiled_gemm/tiled_gemm.cu#L3) [dir](../../common)\n",
+            repo_url="https://github.com/o/c/",
+            ref="v1",
+        )
+        self.assertEqual(
+            text,
+            "[code](https://github.com/o/c/blob/v1/solutions/03_tiled_gemm/tiled_gemm.cu#L3) "
+            "[dir](https://github.com/o/c/tree/v1/common)\n",
+        )
 
     def test_missing_target_is_reported_and_rendered_as_code(self):
         text, problems = self.rewrite("docs/index.md", "Do [Lab 1](../labs/01_matadd/README.md).\n")
@@ -140,8 +164,8 @@ class LinkRewriteTest(RepoTest):
         self.assertEqual(self.rewrite("docs/index.md", original), (original, []))
 
     def test_reference_definition_is_rewritten(self):
-        text, _ = self.rewrite("labs/03_tiled_gemm/README.md", "[t]: ../../docs/tiling.md \"Tiling\"\n")
-        self.assertEqual(text, "[t]: ../tiling.md \"Tiling\"\n")
+        text, _ = self.rewrite("labs/03_tiled_gemm/README.md", '[t]: ../../docs/tiling.md "Tiling"\n')
+        self.assertEqual(text, '[t]: ../tiling.md "Tiling"\n')
 
 
 class IncludeTest(RepoTest):
@@ -151,11 +175,17 @@ class IncludeTest(RepoTest):
         return bs.expand_includes(textwrap.dedent(text), self.root, "docs/x.md")
 
     def test_region_drops_nested_markers_and_dedents(self):
-        self.assertEqual(bs.extract_region(self.root, "solutions/01_matadd/matadd.cu:index"),
-                         "int i = blockIdx.x * blockDim.x + threadIdx.x;\n")
-        self.assertEqual(bs.render_block("solutions/01_matadd/matadd.cu:kernel",
-                                         bs.extract_region(self.root, "solutions/01_matadd/matadd.cu:kernel")),
-                         KERNEL_BLOCK)
+        self.assertEqual(
+            bs.extract_region(self.root, "solutions/01_matadd/matadd.cu:index"),
+            "int i = blockIdx.x * blockDim.x + threadIdx.x;\n",
+        )
+        self.assertEqual(
+            bs.render_block(
+                "solutions/01_matadd/matadd.cu:kernel",
+                bs.extract_region(self.root, "solutions/01_matadd/matadd.cu:kernel"),
+            ),
+            KERNEL_BLOCK,
+        )
 
     def test_whole_file_include_removes_marker_lines(self):
         region = bs.extract_region(self.root, "solutions/01_matadd/matadd.cu")
@@ -163,7 +193,9 @@ class IncludeTest(RepoTest):
         self.assertTrue(region.startswith("#include <cstdio>\n"))
 
     def test_todo_region_lines_are_left_out(self):
-        self.repo.write("lab.cu", """\
+        self.repo.write(
+            "lab.cu",
+            """\
             // [docs:body]
             __global__ void k(float* c) {
               // TODO(lab03): wait until the whole block has written its tiles (1 line)
@@ -174,14 +206,19 @@ class IncludeTest(RepoTest):
               // END TODO
             }
             // [/docs:body]
-            """)
-        self.assertEqual(bs.extract_region(self.root, "lab.cu:body"),
-                         "__global__ void k(float* c) {\n  __syncthreads();\n"
-                         "  c[0] = 1.0f;  // TODO is fine inside a code line\n}\n")
+            """,
+        )
+        self.assertEqual(
+            bs.extract_region(self.root, "lab.cu:body"),
+            "__global__ void k(float* c) {\n  __syncthreads();\n"
+            "  c[0] = 1.0f;  // TODO is fine inside a code line\n}\n",
+        )
         self.assertNotIn("END TODO", bs.extract_region(self.root, "lab.cu"))
 
     def test_pragma_in_column_0_does_not_stop_the_dedent(self):
-        self.repo.write("loop.cu", """\
+        self.repo.write(
+            "loop.cu",
+            """\
             void f() {
               // [docs:loop]
               for (int t = 0; t < 4; ++t) {
@@ -191,17 +228,22 @@ class IncludeTest(RepoTest):
               }
               // [/docs:loop]
             }
-            """)
-        self.assertEqual(bs.extract_region(self.root, "loop.cu:loop"),
-                         "for (int t = 0; t < 4; ++t) {\n#pragma unroll\n  for (int p = 0; p < 4; ++p) g(p);\n\n}\n")
+            """,
+        )
+        self.assertEqual(
+            bs.extract_region(self.root, "loop.cu:loop"),
+            "for (int t = 0; t < 4; ++t) {\n#pragma unroll\n  for (int p = 0; p < 4; ++p) g(p);\n\n}\n",
+        )
 
     def test_missing_block_is_inserted(self):
         text, stale, errors = self.expand("Intro\n<!-- include: solutions/01_matadd/matadd.cu:kernel -->\nAfter\n")
-        self.assertEqual(text, "Intro\n<!-- include: solutions/01_matadd/matadd.cu:kernel -->\n"
-                               + KERNEL_BLOCK + "After\n")
+        self.assertEqual(
+            text, "Intro\n<!-- include: solutions/01_matadd/matadd.cu:kernel -->\n" + KERNEL_BLOCK + "After\n"
+        )
         self.assertEqual(errors, [])
-        self.assertEqual(stale, ["docs/x.md:2: no fenced block after the include of "
-                                 "solutions/01_matadd/matadd.cu:kernel"])
+        self.assertEqual(
+            stale, ["docs/x.md:2: no fenced block after the include of " "solutions/01_matadd/matadd.cu:kernel"]
+        )
 
     def test_stale_block_is_replaced_and_reported(self):
         doc = "<!-- include: solutions/01_matadd/matadd.cu:kernel -->\n```cuda\nold code\n```\nAfter\n"
@@ -218,10 +260,16 @@ class IncludeTest(RepoTest):
         self.assertEqual(self.expand(doc), (doc, [], []))
 
     def test_missing_marker_and_file_are_errors(self):
-        _, _, errors = self.expand("<!-- include: solutions/01_matadd/matadd.cu:nope -->\n"
-                                   "<!-- include: solutions/none.cu:kernel -->\n")
-        self.assertEqual(errors, ["docs/x.md:1: no marker [docs:nope] in solutions/01_matadd/matadd.cu",
-                                  "docs/x.md:2: included file solutions/none.cu does not exist"])
+        _, _, errors = self.expand(
+            "<!-- include: solutions/01_matadd/matadd.cu:nope -->\n" "<!-- include: solutions/none.cu:kernel -->\n"
+        )
+        self.assertEqual(
+            errors,
+            [
+                "docs/x.md:1: no marker [docs:nope] in solutions/01_matadd/matadd.cu",
+                "docs/x.md:2: included file solutions/none.cu does not exist",
+            ],
+        )
 
     def test_unclosed_and_duplicated_markers_are_errors(self):
         self.repo.write("a.cu", "// [docs:open]\nint x;\n// [docs:twice]\n// [/docs:twice]\n// [docs:twice]\n")
@@ -232,13 +280,15 @@ class IncludeTest(RepoTest):
 
 
 class CheckAndUpdateTest(RepoTest):
-    files = {"mkdocs.yml": MKDOCS_YML,
-             "solutions/01_matadd/matadd.cu": KERNEL_SOURCE,
-             "docs/index.md": "# Home\n<!-- include: solutions/01_matadd/matadd.cu:kernel -->\n" + KERNEL_BLOCK,
-             "docs/tiling.md": "# Tiling\n[Lab 3](../labs/03_tiled_gemm/README.md)\n",
-             "docs/cpu-backend.md": "# CPU\n",
-             "labs/03_tiled_gemm/README.md": "# Lab 3\nRead [tiling](../../docs/tiling.md).\n",
-             "labs/05_stencil/README.md": "# Lab 5\n"}
+    files = {
+        "mkdocs.yml": MKDOCS_YML,
+        "solutions/01_matadd/matadd.cu": KERNEL_SOURCE,
+        "docs/index.md": "# Home\n<!-- include: solutions/01_matadd/matadd.cu:kernel -->\n" + KERNEL_BLOCK,
+        "docs/tiling.md": "# Tiling\n[Lab 3](../labs/03_tiled_gemm/README.md)\n",
+        "docs/cpu-backend.md": "# CPU\n",
+        "labs/03_tiled_gemm/README.md": "# Lab 3\nRead [tiling](../../docs/tiling.md).\n",
+        "labs/05_stencil/README.md": "# Lab 5\n",
+    }
 
     def test_consistent_tree_passes(self):
         self.assertEqual(bs.check(self.root), [])
@@ -256,8 +306,9 @@ class CheckAndUpdateTest(RepoTest):
 
     def test_missing_marker_fails_check(self):
         self.repo.write("solutions/01_matadd/matadd.cu", "// no markers\n")
-        self.assertEqual(bs.check(self.root)[0],
-                         "docs/index.md:2: no marker [docs:kernel] in solutions/01_matadd/matadd.cu")
+        self.assertEqual(
+            bs.check(self.root)[0], "docs/index.md:2: no marker [docs:kernel] in solutions/01_matadd/matadd.cu"
+        )
 
     def test_missing_nav_page_and_broken_link_fail_check(self):
         (self.root / "labs/03_tiled_gemm/README.md").unlink()
@@ -270,8 +321,9 @@ class CheckAndUpdateTest(RepoTest):
         staging = self.root / "build" / "site-src"
         with contextlib.redirect_stdout(io.StringIO()) as out:
             config = bs.stage(self.root, staging, self.root / "build" / "site", None, "main")
-        self.assertEqual(self.repo.read("build/site-src/labs/03_tiled_gemm.md"),
-                         "# Lab 3\nRead [tiling](../tiling.md).\n")
+        self.assertEqual(
+            self.repo.read("build/site-src/labs/03_tiled_gemm.md"), "# Lab 3\nRead [tiling](../tiling.md).\n"
+        )
         self.assertFalse((staging / "tools").exists())
         text = config.read_text()
         self.assertIn(f"docs_dir: {staging}\n", text)
@@ -279,7 +331,6 @@ class CheckAndUpdateTest(RepoTest):
         self.assertIn("labs/03_tiled_gemm.md", text)
         self.assertNotIn("More labs", text)  # its only page is missing, so the section goes too
         self.assertIn("nav page labs/05_stencil.md does not exist yet", out.getvalue())
-
 
 
 LAB_TOML = """\
@@ -321,20 +372,24 @@ __global__ void add_kernel(const float* a, float* c, int n) {
 
 class CatalogueIncludeTest(RepoTest):
     """`PATH#ENTRY[:NAME]` with PATH a lab's catalogue.toml: the mutant course_grader.manifest builds."""
-    files = {"mkdocs.yml": "site_name: Course\nnav:\n  - Home: index.md\n",
-             "grader/course.toml": "[gpus]\n",
-             "grader/labs/01_matadd/lab.toml": LAB_TOML,
-             "grader/labs/01_matadd/lab01_matadd.h": "",
-             "grader/labs/01_matadd/test.cpp": "",
-             "grader/labs/01_matadd/catalogue.toml": CATALOGUE_TOML,
-             "solutions/01_matadd/matadd.cu": KERNEL_SOURCE,
-             "docs/index.md": "# Home\n<!-- include: grader/labs/01_matadd/catalogue.toml#no_guard:kernel -->\n"
-                              + NO_GUARD_BLOCK}
+
+    files = {
+        "mkdocs.yml": "site_name: Course\nnav:\n  - Home: index.md\n",
+        "grader/course.toml": "[gpus]\n",
+        "grader/labs/01_matadd/lab.toml": LAB_TOML,
+        "grader/labs/01_matadd/lab01_matadd.h": "",
+        "grader/labs/01_matadd/test.cpp": "",
+        "grader/labs/01_matadd/catalogue.toml": CATALOGUE_TOML,
+        "solutions/01_matadd/matadd.cu": KERNEL_SOURCE,
+        "docs/index.md": "# Home\n<!-- include: grader/labs/01_matadd/catalogue.toml#no_guard:kernel -->\n"
+        + NO_GUARD_BLOCK,
+    }
     SPEC = "grader/labs/01_matadd/catalogue.toml#no_guard"
 
     def test_region_of_the_mutant(self):
-        self.assertEqual(bs.render_block(self.SPEC + ":kernel", *bs.include(self.root, self.SPEC + ":kernel")),
-                         NO_GUARD_BLOCK)
+        self.assertEqual(
+            bs.render_block(self.SPEC + ":kernel", *bs.include(self.root, self.SPEC + ":kernel")), NO_GUARD_BLOCK
+        )
 
     def test_marker_added_by_the_edit_and_whole_mutant(self):
         self.assertEqual(bs.extract_region(self.root, self.SPEC + ":bug"), "c[i] = a[i];  // BUG: no guard\n")
@@ -368,20 +423,26 @@ class CatalogueIncludeTest(RepoTest):
 
 class SiteConfigTest(unittest.TestCase):
     def test_nav_pages_listed_with_lines(self):
-        self.assertEqual([p for _, p in bs.nav_pages(MKDOCS_YML)],
-                         ["index.md", "tiling.md", "cpu-backend.md", "labs/03_tiled_gemm.md", "labs/05_stencil.md"])
+        self.assertEqual(
+            [p for _, p in bs.nav_pages(MKDOCS_YML)],
+            ["index.md", "tiling.md", "cpu-backend.md", "labs/03_tiled_gemm.md", "labs/05_stencil.md"],
+        )
 
     def test_missing_pages_and_empty_sections_are_dropped(self):
         text, dropped = bs.site_config(MKDOCS_YML, "/s", "/o", {"index.md", "tiling.md"})
         self.assertEqual(dropped, ["cpu-backend.md", "labs/03_tiled_gemm.md", "labs/05_stencil.md"])
-        self.assertEqual(text, "site_name: Course\nnav:\n  - Home: index.md\n  - Tiling: tiling.md\n"
-                               "markdown_extensions:\n  - tables\ndocs_dir: /s\nsite_dir: /o\n")
+        self.assertEqual(
+            text,
+            "site_name: Course\nnav:\n  - Home: index.md\n  - Tiling: tiling.md\n"
+            "markdown_extensions:\n  - tables\ndocs_dir: /s\nsite_dir: /o\n",
+        )
 
 
 class FindMkdocsTest(unittest.TestCase):
     def probe(self, stderr):
         def run(cmd, **kw):
             return subprocess.CompletedProcess(cmd, 1, "", stderr)
+
         with mock.patch.object(bs.subprocess, "run", run):
             with self.assertRaises(bs.SiteError) as caught:
                 bs.find_mkdocs()

@@ -14,20 +14,26 @@ from pathlib import Path
 from .manifest import REPO_ROOT, Lab, ManifestError, _read_toml, _Table
 
 # The CPU backend's diagnosis categories (common/cpu/src/diagnostics.cpp) that an entry may expect at a line.
-CATEGORIES = ("race", "barrier-divergence", "out-of-bounds", "uninitialized-shared-read", "invalid-launch",
-              "misaligned")
+CATEGORIES = (
+    "race",
+    "barrier-divergence",
+    "out-of-bounds",
+    "uninitialized-shared-read",
+    "invalid-launch",
+    "misaligned",
+)
 OUTCOMES = ("wrong", "correct")
 
 
 @dataclasses.dataclass(frozen=True)
 class Mutant:
     name: str
-    mistake: str                   # one sentence, shown in the self-test and the docs
-    file: str                      # the lab file it replaces
-    expect: str                    # a category of CATEGORIES, or "wrong" / "correct"
-    line: int | None               # with a category: the line of the mutant the diagnosis must name
-    gpu: str | None                # "perf-fail" or None
-    text: str                      # the mutant's source
+    mistake: str  # one sentence, shown in the self-test and the docs
+    file: str  # the lab file it replaces
+    expect: str  # a category of CATEGORIES, or "wrong" / "correct"
+    line: int | None  # with a category: the line of the mutant the diagnosis must name
+    gpu: str | None  # "perf-fail" or None
+    text: str  # the mutant's source
 
 
 def apply_edits(source: str, edits: list[dict], where: str) -> str:
@@ -36,15 +42,19 @@ def apply_edits(source: str, edits: list[dict], where: str) -> str:
     for i, edit in enumerate(edits):
         find, replace, count = edit.get("find"), edit.get("replace"), edit.get("count", 1)
         if not isinstance(find, str) or not find or not isinstance(replace, str) or not isinstance(count, int):
-            raise ManifestError(f"{where}: edit {i + 1} needs find = \"...\" (non-empty), replace = \"...\" and an "
-                                "optional integer count")
+            raise ManifestError(
+                f'{where}: edit {i + 1} needs find = "..." (non-empty), replace = "..." and an '
+                "optional integer count"
+            )
         unknown = sorted(set(edit) - {"find", "replace", "count"})
         if unknown:
             raise ManifestError(f"{where}: edit {i + 1}: unknown key '{unknown[0]}' (expected find, replace, count)")
         found = text.count(find)
         if found != count:
-            raise ManifestError(f"{where}: edit {i + 1} no longer applies: its find text occurs {found} times in the "
-                                f"solution, expected {count}:\n{find}")
+            raise ManifestError(
+                f"{where}: edit {i + 1} no longer applies: its find text occurs {found} times in the "
+                f"solution, expected {count}:\n{find}"
+            )
         text = text.replace(find, replace)
     return text
 
@@ -90,7 +100,7 @@ def load_catalogue(lab: Lab, repo_root: Path = REPO_ROOT) -> tuple[Mutant, ...]:
                 raise ManifestError(f"{where}: expect = '{expect}' needs at = \"text of the line it is reported at\"")
             lines = [n for n, l in enumerate(text.splitlines(), 1) if at in l]
             if len(lines) != 1:
-                raise ManifestError(f"{where}: at = \"{at}\" is on {len(lines)} lines of the mutant, expected exactly 1")
+                raise ManifestError(f'{where}: at = "{at}" is on {len(lines)} lines of the mutant, expected exactly 1')
             line = lines[0]
         elif at is not None:
             raise ManifestError(f"{where}: 'at' goes with a diagnosis category, not with expect = '{expect}'")

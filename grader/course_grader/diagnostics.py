@@ -11,8 +11,11 @@ from .gtest import TestCase
 def compiler_messages(text: str, student_dir: Path) -> str:
     """The compiler's error lines, with the grader's paths removed so they read 'matadd.cu:12: error: ...'."""
     text = text.replace(str(student_dir) + "/", "")
-    lines = [line for line in text.splitlines()
-             if re.search(r"\b(error|Error)\b", line) and "ninja: build stopped" not in line]
+    lines = [
+        line
+        for line in text.splitlines()
+        if re.search(r"\b(error|Error)\b", line) and "ninja: build stopped" not in line
+    ]
     lines = [line for line in lines if not line.startswith(("FAILED:", "ninja:"))] or lines
     return "\n".join(lines[:8])[:1500]
 
@@ -38,6 +41,9 @@ def first_failure(case: TestCase) -> str:
 
 def program_output(output_tail: str) -> str:
     """The CPU backend's or CUDA's own diagnosis lines from a crashed program's output."""
-    keep = [line.strip() for line in output_tail.splitlines()
-            if line.startswith("[course-cpu]") or "cudaError" in line or "illegal" in line.lower()]
+    keep = [
+        line.strip()
+        for line in output_tail.splitlines()
+        if line.startswith("[course-cpu]") or "cudaError" in line or "illegal" in line.lower()
+    ]
     return ("program output: " + " ".join(keep[:3]))[:600] if keep else ""

@@ -19,15 +19,17 @@ from .build_tree import BuildTree
 from .manifest import Lab
 from .verdicts import GraderError
 
-PERF_OUTPUT = ("Performance is graded separately on the course GPU (Gradescope has no GPU); "
-               "the instructor's GPU run adds those points.")
+PERF_OUTPUT = (
+    "Performance is graded separately on the course GPU (Gradescope has no GPU); "
+    "the instructor's GPU run adds those points."
+)
 
 
 def labs_for(course: config.Course, numbers: str) -> tuple[Lab, ...]:
     labs = course.existing_labs()
     if numbers:
         wanted = {n.strip().zfill(2) for n in numbers.split(",") if n.strip()}
-        labs = tuple(l for l in labs if l.number in wanted)
+        labs = tuple(lab for lab in labs if lab.number in wanted)
     return labs
 
 
@@ -73,9 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     except (GraderError, config.ConfigError) as e:
         out = args.root / "results"
         out.mkdir(parents=True, exist_ok=True)
-        (out / "results.json").write_text(json.dumps({
-            "score": 0, "output": f"The autograder failed (not your fault; tell the instructor): {e}",
-            "tests": []}, indent=2))
+        (out / "results.json").write_text(
+            json.dumps(
+                {
+                    "score": 0,
+                    "output": f"The autograder failed (not your fault; tell the instructor): {e}",
+                    "tests": [],
+                },
+                indent=2,
+            )
+        )
         print(e, file=sys.stderr)
         return 1
     return 0

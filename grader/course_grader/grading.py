@@ -21,16 +21,17 @@ from .verdicts import LabResult
 
 @dataclasses.dataclass
 class Options:
-    backend: str                   # "cpu" or "gpu"
+    backend: str  # "cpu" or "gpu"
     jobs: int = 1
-    seed: str = ""                 # secret COURSE_SEED; random when empty
-    gpus: tuple[str, ...] = ()     # GPU indices for the gpu backend
-    work: Path | None = None       # build trees and scratch (default <out>/.work)
+    seed: str = ""  # secret COURSE_SEED; random when empty
+    gpus: tuple[str, ...] = ()  # GPU indices for the gpu backend
+    work: Path | None = None  # build trees and scratch (default <out>/.work)
     quiet: bool = False
 
 
-def grade_all(subs: list[intake.Submission], labs: tuple[Lab, ...], course: Course, opts: Options,
-              work: Path) -> list[LabResult]:
+def grade_all(
+    subs: list[intake.Submission], labs: tuple[Lab, ...], course: Course, opts: Options, work: Path
+) -> list[LabResult]:
     """Every submission x lab, sorted by student and lab. Raises verdicts.GraderError when the grader cannot go on."""
     work.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(work / "scratch", ignore_errors=True)

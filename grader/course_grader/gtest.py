@@ -20,9 +20,9 @@ from . import runner
 class TestCase:
     suite: str
     name: str
-    status: str                     # "passed", "failed", "skipped"
-    failures: list[str]             # failure messages (untrusted text: shown, never interpreted)
-    properties: dict[str, str]      # RecordProperty values
+    status: str  # "passed", "failed", "skipped"
+    failures: list[str]  # failure messages (untrusted text: shown, never interpreted)
+    properties: dict[str, str]  # RecordProperty values
 
     @property
     def full_name(self) -> str:
@@ -34,8 +34,20 @@ class TestCase:
 
 
 # Keys of a test case object that GoogleTest writes itself; every other key is a recorded property.
-_STANDARD_KEYS = {"name", "status", "result", "timestamp", "time", "classname", "failures", "file", "line",
-                  "value_param", "type_param", "skipped"}
+_STANDARD_KEYS = {
+    "name",
+    "status",
+    "result",
+    "timestamp",
+    "time",
+    "classname",
+    "failures",
+    "file",
+    "line",
+    "value_param",
+    "type_param",
+    "skipped",
+}
 
 
 def read_report(path: Path) -> list[TestCase] | None:
@@ -57,8 +69,11 @@ def read_report(path: Path) -> list[TestCase] | None:
                     status = "passed"
                 else:
                     status = "failed"  # SUPPRESSED or anything unexpected
-                props = {k: str(v) for k, v in case.items()
-                         if k not in _STANDARD_KEYS and isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+                props = {
+                    k: str(v)
+                    for k, v in case.items()
+                    if k not in _STANDARD_KEYS and isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                }
                 cases.append(TestCase(str(suite["name"]), str(case["name"]), status, failures, props))
         return cases
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -74,10 +89,10 @@ PASS_FAIL = ("pass", "fail")
 class PerfRecord:
     ratio: float
     threshold: float
-    result_check: str               # "pass": the result after the timed runs was right
-    verdict: str                    # "pass": ratio >= threshold
+    result_check: str  # "pass": the result after the timed runs was right
+    verdict: str  # "pass": ratio >= threshold
     metric: str = ""
-    threshold_section: str = ""     # the manifest section the threshold came from, e.g. "gpu.nvidia_h200"
+    threshold_section: str = ""  # the manifest section the threshold came from, e.g. "gpu.nvidia_h200"
     device: str = ""
 
 
@@ -96,35 +111,58 @@ def perf_record(case: TestCase) -> tuple[PerfRecord | None, str]:
             return None, f"recorded a {key} that is not finite ({p[key][:40]!r})"
     for key in ("result_check", "verdict"):
         if p.get(key) not in PASS_FAIL:
-            return None, f"recorded no {key} (pass or fail)" if key not in p else \
-                f"recorded {key} = {p[key][:40]!r}, not pass or fail"
-    return PerfRecord(values["ratio"], values["threshold"], p["result_check"], p["verdict"], p.get("metric", ""),
-                      p.get("threshold_section", ""), p.get("device", "")), ""
+            return (
+                None,
+                f"recorded no {key} (pass or fail)"
+                if key not in p
+                else f"recorded {key} = {p[key][:40]!r}, not pass or fail",
+            )
+    return (
+        PerfRecord(
+            values["ratio"],
+            values["threshold"],
+            p["result_check"],
+            p["verdict"],
+            p.get("metric", ""),
+            p.get("threshold_section", ""),
+            p.get("device", ""),
+        ),
+        "",
+    )
 
 
 # ---- running one test executable ------------------------------------------------------------------------------------
 
+
 @dataclasses.dataclass
 class GTestRun:
-    ok: bool                         # the report exists and is well formed, and the process ended normally
+    ok: bool  # the report exists and is well formed, and the process ended normally
     cases: list[TestCase]
-    problem: str                     # why not ok
+    problem: str  # why not ok
     completed: runner.Completed | None = None
 
     def case(self, full_name: str) -> TestCase | None:
         return next((c for c in self.cases if c.full_name == full_name), None)
 
 
-def run_gtest(exe: Path, gtest_filter: str, *, workdir: Path, timeout: float, env: dict[str, str] | None,
-              max_output_bytes: int | None, extra_args: tuple[str, ...] = ()) -> GTestRun:
+def run_gtest(
+    exe: Path,
+    gtest_filter: str,
+    *,
+    workdir: Path,
+    timeout: float,
+    env: dict[str, str] | None,
+    max_output_bytes: int | None,
+    extra_args: tuple[str, ...] = (),
+) -> GTestRun:
     """Runs one GoogleTest executable as its own process; verdicts come from its JSON report only."""
     workdir.mkdir(parents=True, exist_ok=True)
     report = workdir / "report.json"
     report.unlink(missing_ok=True)
-    cmd = [str(exe), f"--gtest_filter={gtest_filter}", f"--gtest_output=json:{report}", "--gtest_color=no",
-           *extra_args]
-    c = runner.run(cmd, cwd=workdir, timeout=timeout, env=env, log=workdir / "output.log",
-                   max_output_bytes=max_output_bytes)
+    cmd = [str(exe), f"--gtest_filter={gtest_filter}", f"--gtest_output=json:{report}", "--gtest_color=no", *extra_args]
+    c = runner.run(
+        cmd, cwd=workdir, timeout=timeout, env=env, log=workdir / "output.log", max_output_bytes=max_output_bytes
+    )
     if c.timed_out:
         return GTestRun(False, [], runner.describe_exit(c, timeout), c)
     cases = read_report(report) if report.is_file() else None

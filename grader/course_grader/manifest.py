@@ -26,37 +26,37 @@ class ManifestError(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Perf:
-    test: str                      # GoogleTest name, "Suite.Case"; the suite ends in "Perf"
-    key: str                       # threshold key, e.g. "min_fraction_of_copy"
-    metric: str                    # one sentence: what the ratio divides
-    size: dict[str, int]           # the problem size the perf test times
+    test: str  # GoogleTest name, "Suite.Case"; the suite ends in "Perf"
+    key: str  # threshold key, e.g. "min_fraction_of_copy"
+    metric: str  # one sentence: what the ratio divides
+    size: dict[str, int]  # the problem size the perf test times
 
 
 @dataclasses.dataclass(frozen=True)
 class BenchSeries:
-    subject: str                   # "solution" or the stem of one of the lab's variants: the program that times it
-    launcher: str                  # the name the case's body gives the timed launcher (state.lab / baseline / ...)
-    name: str                      # the series' name in the figure
-    role: str                      # one of BENCH_ROLES
-    source: str | None             # the file (or API) that holds the kernel; None: the subject's lab file
-    kernel: str | None             # the kernel's name, for a figure with Nsight Compute counts
+    subject: str  # "solution" or the stem of one of the lab's variants: the program that times it
+    launcher: str  # the name the case's body gives the timed launcher (state.lab / baseline / ...)
+    name: str  # the series' name in the figure
+    role: str  # one of BENCH_ROLES
+    source: str | None  # the file (or API) that holds the kernel; None: the subject's lab file
+    kernel: str | None  # the kernel's name, for a figure with Nsight Compute counts
 
 
 @dataclasses.dataclass(frozen=True)
-class BenchSweep:                  # one [[bench]] table: a size sweep of a case for a figure (grader/bench/)
-    figure: str                    # docs/data/<figure>.json; a table of grader/bench/figures.toml
-    case: str                      # a [[perf]] test of the lab, or a bench-only case "SuiteBench.Case"
-    vary: tuple[str, ...]          # the size keys set to each value together (GEMM: m, n, k)
+class BenchSweep:  # one [[bench]] table: a size sweep of a case for a figure (grader/bench/)
+    figure: str  # docs/data/<figure>.json; a table of grader/bench/figures.toml
+    case: str  # a [[perf]] test of the lab, or a bench-only case "SuiteBench.Case"
+    vary: tuple[str, ...]  # the size keys set to each value together (GEMM: m, n, k)
     values: tuple[int, ...]
-    size: dict[str, int]           # other sizes: they replace or extend the [[perf]] entry's
-    x: tuple[str, ...]             # a point's x: the product of these sizes
+    size: dict[str, int]  # other sizes: they replace or extend the [[perf]] entry's
+    x: tuple[str, ...]  # a point's x: the product of these sizes
     series: tuple[BenchSeries, ...]
 
 
 @dataclasses.dataclass(frozen=True)
 class Lab:
-    number: str                    # "03"
-    folder: str                    # "03_tiled_gemm"
+    number: str  # "03"
+    folder: str  # "03_tiled_gemm"
     title: str
     files: tuple[str, ...]
     interface: str
@@ -68,9 +68,9 @@ class Lab:
     performance_points: float
     perf_baseline: float
     perf: tuple[Perf, ...]
-    thresholds: dict[str, dict[str, float]]   # "default" | "sm_90" | "gpu.nvidia_h200" -> key -> value
-    path: Path                     # the manifest
-    allow: tuple[str, ...] = ()    # identifiers / includes this lab may use although grader/course.toml forbids them
+    thresholds: dict[str, dict[str, float]]  # "default" | "sm_90" | "gpu.nvidia_h200" -> key -> value
+    path: Path  # the manifest
+    allow: tuple[str, ...] = ()  # identifiers / includes this lab may use although grader/course.toml forbids them
     bench: tuple[BenchSweep, ...] = ()  # the [[bench]] tables: sweeps for the figures
 
     @property
@@ -87,6 +87,7 @@ class Lab:
 
 
 # ---- reading ---------------------------------------------------------------------------------------------------------
+
 
 def _read_toml(path: Path) -> dict:
     try:
@@ -158,7 +159,7 @@ def load_lab(path: Path, gpus: dict[str, str]) -> Lab:
         raise ManifestError(f"{path}: the lab folder must be named NN_name (two digits, lower case), not '{folder}'")
     top = _Table(path, "", _read_toml(path))
     lab = top.table("lab", "the lab's files and launchers")
-    files = _plain_names(lab, "files", "the lab files a student edits, e.g. [\"matadd.cu\"]")
+    files = _plain_names(lab, "files", 'the lab files a student edits, e.g. ["matadd.cu"]')
     if not files:
         raise ManifestError(f"{path}: 'lab.files' is empty")
     here = path.parent
@@ -203,8 +204,10 @@ def load_lab(path: Path, gpus: dict[str, str]) -> Lab:
             gpu_table = th.table("gpu", "one table per calibrated GPU model")
             for model in list(gpu_table.data):
                 if model not in gpus:
-                    raise ManifestError(f"{path}: [thresholds.gpu.{model}] is for an unknown GPU model; known (grader/"
-                                        f"course.toml [gpus]): {', '.join(sorted(gpus))}")
+                    raise ManifestError(
+                        f"{path}: [thresholds.gpu.{model}] is for an unknown GPU model; known (grader/"
+                        f"course.toml [gpus]): {', '.join(sorted(gpus))}"
+                    )
                 thresholds[f"gpu.{model}"] = _threshold_values(gpu_table.table(model, "thresholds"), keys)
             gpu_table.used.update(gpu_table.data)
         elif section == "default" or re.fullmatch(r"sm_\d+", section):
@@ -221,9 +224,18 @@ def load_lab(path: Path, gpus: dict[str, str]) -> Lab:
     tables = top.get("bench", list, "a list of [[bench]] tables", [])
     bench = tuple(_bench_sweep(_Table(path, f"bench[{i}]", e), perf, subjects) for i, e in enumerate(tables))
     top.done()
-    return Lab(number=m.group("number"), folder=folder, correctness_points=correctness,
-               performance_points=performance, perf_baseline=perf_baseline, perf=tuple(perf),
-               thresholds=thresholds, path=path, bench=bench, **result_args)
+    return Lab(
+        number=m.group("number"),
+        folder=folder,
+        correctness_points=correctness,
+        performance_points=performance,
+        perf_baseline=perf_baseline,
+        perf=tuple(perf),
+        thresholds=thresholds,
+        path=path,
+        bench=bench,
+        **result_args,
+    )
 
 
 def _bench_sweep(t: _Table, perf: list[Perf], subjects: tuple[str, ...]) -> BenchSweep:
@@ -267,8 +279,10 @@ def _bench_series(s: _Table, subjects: tuple[str, ...]) -> BenchSeries:
     kernel = s.get("kernel", str, "the kernel's name (Nsight Compute)", None)
     s.done()
     if subject not in subjects or role not in BENCH_ROLES:
-        raise ManifestError(f"{s.path}: {s.where}: subject '{subject}' and role '{role}' must be one of "
-                            f"{', '.join(subjects)} and one of {', '.join(BENCH_ROLES)}")
+        raise ManifestError(
+            f"{s.path}: {s.where}: subject '{subject}' and role '{role}' must be one of "
+            f"{', '.join(subjects)} and one of {', '.join(BENCH_ROLES)}"
+        )
     return BenchSeries(subject, launcher, name, role, source, kernel)
 
 
@@ -279,8 +293,10 @@ def _threshold_values(t: _Table, keys: set[str]) -> dict[str, float]:
         raise ManifestError(f"{t.path}: [{t.where}] has no value for '{missing[0]}' (every perf key needs one)")
     extra = sorted(set(values) - keys)
     if extra:
-        raise ManifestError(f"{t.path}: [{t.where}] key '{extra[0]}' is not the key of any [[perf]] "
-                            f"(known: {', '.join(sorted(keys))})")
+        raise ManifestError(
+            f"{t.path}: [{t.where}] key '{extra[0]}' is not the key of any [[perf]] "
+            f"(known: {', '.join(sorted(keys))})"
+        )
     t.done()
     return values
 
@@ -290,7 +306,7 @@ def load_gpus(course_toml: Path) -> dict[str, str]:
     gpus = data.get("gpus", {})
     for key, name in gpus.items():
         if not GPU_KEY.match(key) or not isinstance(name, str):
-            raise ManifestError(f"{course_toml}: [gpus] {key} = {name!r}: expected key = \"device name\"")
+            raise ManifestError(f'{course_toml}: [gpus] {key} = {name!r}: expected key = "device name"')
     return dict(gpus)
 
 

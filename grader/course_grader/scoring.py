@@ -44,13 +44,13 @@ def near_threshold(ratio: float, threshold: float, band: float) -> bool:
 
 @dataclasses.dataclass
 class Measurement:
-    ratio: float | None          # None: the perf run produced no ratio
+    ratio: float | None  # None: the perf run produced no ratio
     threshold: float | None
-    problem: str = ""            # non-empty: the run failed in a way other than being slow (crash, wrong result...)
+    problem: str = ""  # non-empty: the run failed in a way other than being slow (crash, wrong result...)
     metric: str = ""
     device: str = ""
-    passed: bool | None = None   # the verdict the test recorded (ratio >= threshold); None: not recorded
-    section: str = ""            # the manifest's threshold section, e.g. "gpu.nvidia_h200"
+    passed: bool | None = None  # the verdict the test recorded (ratio >= threshold); None: not recorded
+    section: str = ""  # the manifest's threshold section, e.g. "gpu.nvidia_h200"
 
 
 @dataclasses.dataclass
@@ -72,15 +72,29 @@ def measure_perf(run_once: Callable[[int], Measurement], baseline: float, band: 
     first = run_once(0)
     runs = [first]
     if first.problem or first.ratio is None or first.threshold is None:
-        return PerfVerdict(first.ratio, first.threshold, 0.0, [] if first.ratio is None else [first.ratio],
-                           first.problem or "the perf test recorded no ratio", first.metric, first.device)
+        return PerfVerdict(
+            first.ratio,
+            first.threshold,
+            0.0,
+            [] if first.ratio is None else [first.ratio],
+            first.problem or "the perf test recorded no ratio",
+            first.metric,
+            first.device,
+        )
     if near_threshold(first.ratio, first.threshold, band):
         for i in range(1, extra_runs + 1):
             m = run_once(i)
             runs.append(m)
             if m.problem or m.ratio is None:
-                return PerfVerdict(m.ratio, first.threshold, 0.0, [r.ratio for r in runs if r.ratio is not None],
-                                   m.problem or "the perf test recorded no ratio", first.metric, first.device)
+                return PerfVerdict(
+                    m.ratio,
+                    first.threshold,
+                    0.0,
+                    [r.ratio for r in runs if r.ratio is not None],
+                    m.problem or "the perf test recorded no ratio",
+                    first.metric,
+                    first.device,
+                )
     ratios = [r.ratio for r in runs]
     ratio = statistics.median(ratios)
     if len(runs) == 1 and first.passed is not None:
@@ -88,5 +102,4 @@ def measure_perf(run_once: Callable[[int], Measurement], baseline: float, band: 
     else:
         passed = ratio >= first.threshold
     fraction = 1.0 if passed else min(perf_fraction(ratio, first.threshold, baseline), _BELOW_PASS)
-    return PerfVerdict(ratio, first.threshold, fraction, ratios, "", first.metric, first.device, passed,
-                       first.section)
+    return PerfVerdict(ratio, first.threshold, fraction, ratios, "", first.metric, first.device, passed, first.section)

@@ -26,10 +26,10 @@ PROBLEM_VERDICTS = {"wrong", "perf-error", "crash", "timeout", "build-error", "f
 @dataclasses.dataclass
 class LabResult:
     student: str
-    lab: str                       # "01"
+    lab: str  # "01"
     verdict: str
     message: str
-    correctness: str = "n/a"       # "pass", "fail", "n/a"
+    correctness: str = "n/a"  # "pass", "fail", "n/a"
     ratio: float | None = None
     threshold: float | None = None
     correctness_score: float = 0.0

@@ -26,5 +26,8 @@ class TempDirTest(unittest.TestCase):
 
     def files_outside(self, allowed: Path) -> list[Path]:
         """Files under self.tmp that are not under `allowed` and not part of the test's own input."""
-        return [p for p in self.tmp.rglob("*") if p.is_file() and allowed not in p.parents
-                and "input" not in p.relative_to(self.tmp).parts]
+        return [
+            p
+            for p in self.tmp.rglob("*")
+            if p.is_file() and allowed not in p.parents and "input" not in p.relative_to(self.tmp).parts
+        ]

@@ -14,7 +14,7 @@ _spec = importlib.util.spec_from_file_location("calibrate", GRADER / "tools" / "
 calibrate = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(calibrate)
 
-LAB = next(lab for lab in COURSE.labs if len(lab.perf) >= 2)   # a lab with two perf tests
+LAB = next(lab for lab in COURSE.labs if len(lab.perf) >= 2)  # a lab with two perf tests
 H200 = "NVIDIA H200"
 
 
@@ -43,14 +43,18 @@ class Marks(unittest.TestCase):
 
     def test_sections_in_manifest_form(self):
         first, second = (p.test for p in LAB.perf[:2])
-        text = self.sections({("must pass", "solution_gpu"): {first: [1.0, 1.1, 0.9], second: [8.0, 8.1, 8.2]},
-                              ("must pass", "variant_gpu"): {first: [0.6, 0.62, 0.61], second: [5.3, 5.4, 5.35]},
-                              ("must fail", "catalogue_gpu"): {first: [0.2, 0.2, 0.2], second: [6.0, 6.0, 6.0]}})
+        text = self.sections(
+            {
+                ("must pass", "solution_gpu"): {first: [1.0, 1.1, 0.9], second: [8.0, 8.1, 8.2]},
+                ("must pass", "variant_gpu"): {first: [0.6, 0.62, 0.61], second: [5.3, 5.4, 5.35]},
+                ("must fail", "catalogue_gpu"): {first: [0.2, 0.2, 0.2], second: [6.0, 6.0, 6.0]},
+            }
+        )
         self.assertIn(f"# grader/labs/{LAB.folder}/lab.toml\n[thresholds.gpu.nvidia_h200]\n", text)
         data = tomllib.loads(text)
         self.assertEqual(data["thresholds"]["gpu"]["nvidia_h200"], {LAB.perf[0].key: 0.5, LAB.perf[1].key: 4.5})
         self.assertIn("slowest that must pass: variant_gpu 0.610", text)
-        self.assertIn("NOT SEPARATED", text)        # the catalogue kernel reaches 6.0 >= 4.5 on the second test
+        self.assertIn("NOT SEPARATED", text)  # the catalogue kernel reaches 6.0 >= 4.5 on the second test
         self.assertEqual(text.count("NOT SEPARATED"), 1)
         self.assertNotIn("under [gpus]", text)
 
@@ -65,8 +69,15 @@ class PerfRun(TempDirTest):
     def test_reads_the_recorded_measurement(self):
         perf = LAB.perf[0]
         suite, case = perf.test.split(".")
-        props = {"ratio": "0.534000", "threshold": "0.450000", "threshold_section": "gpu.nvidia_h200",
-                 "metric": "m", "device": H200, "result_check": "pass", "verdict": "pass"}
+        props = {
+            "ratio": "0.534000",
+            "threshold": "0.450000",
+            "threshold_section": "gpu.nvidia_h200",
+            "metric": "m",
+            "device": H200,
+            "result_check": "pass",
+            "verdict": "pass",
+        }
         data = report([(suite, case, "passed", [], props)])
         exe = fake_gtest(self.tmp / "prog", f"json.dump({data!r}, open(report, 'w'))\n")
         got = calibrate.run_once(exe, LAB, timeout=30)

@@ -32,16 +32,25 @@ class Layout(TempDirTest):
         os.symlink(GRADER.parent, root / "source")
         (root / "submission" / "matadd.cu").write_text('#include "/etc/passwd"\n')
         env = dict(os.environ, AUTOGRADER_ROOT=str(root))
-        subprocess.run(["bash", str(GRADER / "gradescope" / "run_autograder")], env=env, check=True, timeout=120,
-                       capture_output=True)
+        subprocess.run(
+            ["bash", str(GRADER / "gradescope" / "run_autograder")],
+            env=env,
+            check=True,
+            timeout=120,
+            capture_output=True,
+        )
         data = json.loads((root / "results" / "results.json").read_text())
         lab01 = [t for t in data["tests"] if t["name"] == "lab01 correctness"][0]
         self.assertIn("forbidden", lab01["output"])
 
     def test_bundle(self):
         out = self.tmp / "bundle.zip"
-        subprocess.run([sys.executable, str(GRADER / "gradescope" / "make_bundle.py"), "--labs", "01", "--out",
-                        str(out)], check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [sys.executable, str(GRADER / "gradescope" / "make_bundle.py"), "--labs", "01", "--out", str(out)],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
         with zipfile.ZipFile(out) as zf:
             names = zf.namelist()
             self.assertIn("setup.sh", names)

@@ -14,9 +14,11 @@ ENV = {"PATH": "/usr/bin:/bin"}
 
 def fake_gtest(path: Path, body: str) -> Path:
     """A stand-in GoogleTest executable: a Python script that receives the same arguments."""
-    path.write_text(f"#!{sys.executable}\nimport json, os, sys, time\n"
-                    "args = dict(a.split('=', 1) for a in sys.argv[1:] if '=' in a)\n"
-                    "report = args.get('--gtest_output', 'json:').split(':', 1)[1]\n" + body)
+    path.write_text(
+        f"#!{sys.executable}\nimport json, os, sys, time\n"
+        "args = dict(a.split('=', 1) for a in sys.argv[1:] if '=' in a)\n"
+        "report = args.get('--gtest_output', 'json:').split(':', 1)[1]\n" + body
+    )
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return path
 
@@ -25,8 +27,14 @@ def report(cases):
     """cases: [(suite, name, status, failures, props)]"""
     suites = {}
     for suite, name, status, failures, props in cases:
-        case = {"name": name, "status": "RUN", "result": "SKIPPED" if status == "skipped" else "COMPLETED",
-                "time": "0s", "classname": suite, **props}
+        case = {
+            "name": name,
+            "status": "RUN",
+            "result": "SKIPPED" if status == "skipped" else "COMPLETED",
+            "time": "0s",
+            "classname": suite,
+            **props,
+        }
         if failures:
             case["failures"] = [{"failure": f, "type": ""} for f in failures]
         suites.setdefault(suite, []).append(case)
@@ -35,9 +43,12 @@ def report(cases):
 
 class GTestJson(TempDirTest):
     def test_verdicts_from_json_not_stdout(self):
-        exe = fake_gtest(self.tmp / "t", "print('[  PASSED  ] 12 tests.  ALL TESTS PASSED')\n"
-                         f"json.dump({report([('MatAdd', 'Big', 'failed', ['wrong at 3'], {})])!r}, open(report, 'w'))\n"
-                         "sys.exit(1)\n")
+        exe = fake_gtest(
+            self.tmp / "t",
+            "print('[  PASSED  ] 12 tests.  ALL TESTS PASSED')\n"
+            f"json.dump({report([('MatAdd', 'Big', 'failed', ['wrong at 3'], {})])!r}, open(report, 'w'))\n"
+            "sys.exit(1)\n",
+        )
         r = gtest.run_gtest(exe, "-*Perf.*", workdir=self.tmp / "w", timeout=10, env=ENV, max_output_bytes=None)
         self.assertTrue(r.ok)
         self.assertEqual([(c.full_name, c.status) for c in r.cases], [("MatAdd.Big", "failed")])
@@ -57,9 +68,18 @@ class GTestJson(TempDirTest):
         self.assertIn("SIGSEGV", r.problem)
 
     def test_properties_skips_and_malformed(self):
-        data = report([("MatAddPerf", "Bw", "failed", ["ratio is 0.5, below the pass mark 0.7"],
-                        {"ratio": "0.5", "threshold": "0.7", "metric": "m", "device": "H200"}),
-                       ("MatAdd", "One", "skipped", [], {})])
+        data = report(
+            [
+                (
+                    "MatAddPerf",
+                    "Bw",
+                    "failed",
+                    ["ratio is 0.5, below the pass mark 0.7"],
+                    {"ratio": "0.5", "threshold": "0.7", "metric": "m", "device": "H200"},
+                ),
+                ("MatAdd", "One", "skipped", [], {}),
+            ]
+        )
         path = self.tmp / "r.json"
         path.write_text(json.dumps(data))
         perf, skipped = gtest.read_report(path)
@@ -73,8 +93,15 @@ class GTestJson(TempDirTest):
 
 
 class PerfRecord(unittest.TestCase):
-    PROPS = {"metric": "bw/copy", "ratio": "0.812000", "threshold": "0.700000", "threshold_section": "sm_90",
-             "device": "NVIDIA H100 80GB HBM3", "result_check": "pass", "verdict": "pass"}
+    PROPS = {
+        "metric": "bw/copy",
+        "ratio": "0.812000",
+        "threshold": "0.700000",
+        "threshold_section": "sm_90",
+        "device": "NVIDIA H100 80GB HBM3",
+        "result_check": "pass",
+        "verdict": "pass",
+    }
 
     def case(self, **changes):
         props = {k: v for k, v in {**self.PROPS, **changes}.items() if v is not None}
@@ -83,13 +110,19 @@ class PerfRecord(unittest.TestCase):
     def test_complete_record(self):
         rec, why = gtest.perf_record(self.case())
         self.assertEqual(why, "")
-        self.assertEqual((rec.ratio, rec.threshold, rec.result_check, rec.verdict, rec.threshold_section),
-                         (0.812, 0.7, "pass", "pass", "sm_90"))
+        self.assertEqual(
+            (rec.ratio, rec.threshold, rec.result_check, rec.verdict, rec.threshold_section),
+            (0.812, 0.7, "pass", "pass", "sm_90"),
+        )
 
     def test_missing_or_malformed(self):
-        for changes, words in (({"ratio": None}, "no ratio"), ({"threshold": "fast"}, "not a number"),
-                               ({"ratio": "nan"}, "not finite"), ({"result_check": None}, "no result_check"),
-                               ({"verdict": "PASS"}, "not pass or fail")):
+        for changes, words in (
+            ({"ratio": None}, "no ratio"),
+            ({"threshold": "fast"}, "not a number"),
+            ({"ratio": "nan"}, "not finite"),
+            ({"result_check": None}, "no result_check"),
+            ({"verdict": "PASS"}, "not pass or fail"),
+        ):
             rec, why = gtest.perf_record(self.case(**changes))
             self.assertIsNone(rec, changes)
             self.assertIn(words, why)

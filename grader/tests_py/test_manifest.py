@@ -8,7 +8,7 @@ from helpers import TempDirTest
 from course_grader import catalogue, config, manifest
 
 COURSE_TOML = '[gpus]\nnvidia_h200 = "NVIDIA H200"\n'
-LAB_TOML = '''[lab]
+LAB_TOML = """[lab]
 title = "demo"
 files = ["demo.cu"]
 interface = "lab01_demo.h"
@@ -33,15 +33,15 @@ min_speedup = 1.5
 
 [thresholds.gpu.nvidia_h200]
 min_speedup = 1.6
-'''
-SOLUTION = '''__global__ void demo_kernel(float* x, int n) {
+"""
+SOLUTION = """__global__ void demo_kernel(float* x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] = 2.0f * x[i];
   // twice
   // twice
 }
-'''
-CATALOGUE = '''[[mutant]]
+"""
+CATALOGUE = """[[mutant]]
 name = "no_guard"
 mistake = "No bounds guard: the last block writes past the end."
 expect = "out-of-bounds"
@@ -49,7 +49,7 @@ at = "x[i] = 2.0f"
 [[mutant.edit]]
 find = "if (i < n) "
 replace = ""
-'''
+"""
 
 
 class Repo(TempDirTest):
@@ -94,11 +94,11 @@ class GoodManifest(Repo):
         self.manifest.write_text(LAB_TOML)
         self.catalogue.write_text(CATALOGUE)
         (lab,) = manifest.load_labs(self.tmp)
-        self.assertEqual((lab.number, lab.folder, lab.files, lab.interface),
-                         ("01", "01_demo", ("demo.cu",), "lab01_demo.h"))
+        self.assertEqual(
+            (lab.number, lab.folder, lab.files, lab.interface), ("01", "01_demo", ("demo.cu",), "lab01_demo.h")
+        )
         self.assertEqual((lab.correctness_points, lab.performance_points, lab.perf_baseline), (6.0, 4.0, 1.0))
-        self.assertEqual([(p.test, p.key, p.size) for p in lab.perf], [("DemoPerf.Speed", "min_speedup",
-                                                                       {"n": 1024})])
+        self.assertEqual([(p.test, p.key, p.size) for p in lab.perf], [("DemoPerf.Speed", "min_speedup", {"n": 1024})])
         self.assertEqual(lab.thresholds, {"default": {"min_speedup": 1.5}, "gpu.nvidia_h200": {"min_speedup": 1.6}})
         self.assertEqual(lab.allow, ())
         (m,) = catalogue.load_catalogue(lab, self.tmp)
@@ -106,7 +106,7 @@ class GoodManifest(Repo):
         self.assertNotIn("if (i < n)", m.text)
 
     def test_allow_list(self):
-        self.manifest.write_text(LAB_TOML.replace('variants = []', 'variants = []\nallow = ["cudaMemcpy"]'))
+        self.manifest.write_text(LAB_TOML.replace("variants = []", 'variants = []\nallow = ["cudaMemcpy"]'))
         (lab,) = manifest.load_labs(self.tmp)
         self.assertEqual(lab.allow, ("cudaMemcpy",))
 
@@ -163,7 +163,7 @@ class BadCatalogue(Repo):
 
     def test_at_text_on_no_line_or_two(self):
         message = self.catalogue_error('at = "x[i] = 2.0f"', 'at = "x[i] = 3.0f"')
-        self.assertIn("at = \"x[i] = 3.0f\"", message)
+        self.assertIn('at = "x[i] = 3.0f"', message)
         self.assertIn("on 0 lines", message)
         message = self.catalogue_error('at = "x[i] = 2.0f"', 'at = "// twice"')
         self.assertIn("on 2 lines", message)

@@ -15,8 +15,12 @@ class Run(TempDirTest):
     def test_timeout_kills_the_whole_group(self):
         pidfile = self.tmp / "child.pid"
         start = time.monotonic()
-        c = runner.run(["/bin/sh", "-c", f"sleep 300 & echo $! > {pidfile}; while :; do :; done"], cwd=self.tmp,
-                       timeout=1.0, env=ENV)
+        c = runner.run(
+            ["/bin/sh", "-c", f"sleep 300 & echo $! > {pidfile}; while :; do :; done"],
+            cwd=self.tmp,
+            timeout=1.0,
+            env=ENV,
+        )
         self.assertTrue(c.timed_out)
         self.assertLess(time.monotonic() - start, 30)
         child = int(pidfile.read_text())
@@ -26,8 +30,16 @@ class Run(TempDirTest):
         self.assertTrue(not state or state[2] == "Z", f"child {child} still running: {state}")
 
     def test_child_that_ignores_sigterm_is_killed(self):
-        c = runner.run([sys.executable, "-c", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                        "time.sleep(300)"], cwd=self.tmp, timeout=1.0, env=ENV)
+        c = runner.run(
+            [
+                sys.executable,
+                "-c",
+                "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n" "time.sleep(300)",
+            ],
+            cwd=self.tmp,
+            timeout=1.0,
+            env=ENV,
+        )
         self.assertTrue(c.timed_out)
 
     def test_output_tail_and_exit(self):

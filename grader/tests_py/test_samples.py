@@ -7,7 +7,7 @@ from contextlib import redirect_stderr
 
 from helpers import COURSE, LAB01, LAB03, TempDirTest
 
-from course_grader import catalogue, cli, expected, intake, manifest, samples, verdicts
+from course_grader import catalogue, cli, expected, intake, samples, verdicts
 
 SPEC = samples.SPEC
 

@@ -12,9 +12,9 @@ class Formula(unittest.TestCase):
         self.assertAlmostEqual(f(1.25, 1.5, 1.0), 0.5)
         self.assertEqual(f(1.0, 1.5, 1.0), 0.0)
         self.assertEqual(f(0.5, 1.5, 1.0), 0.0)
-        self.assertAlmostEqual(f(0.525, 0.70, 0.35), 0.5)   # lab 01: fraction of copy bandwidth
+        self.assertAlmostEqual(f(0.525, 0.70, 0.35), 0.5)  # lab 01: fraction of copy bandwidth
         self.assertEqual(f(float("nan"), 1.5, 1.0), 0.0)
-        self.assertEqual(f(0.9, 0.8, 1.0), 1.0)             # threshold below the baseline: a step
+        self.assertEqual(f(0.9, 0.8, 1.0), 1.0)  # threshold below the baseline: a step
         self.assertEqual(f(0.7, 0.8, 1.0), 0.0)
         self.assertEqual(scoring.perf_points(1.25, 1.5, 1.0, 4), 2.0)
 

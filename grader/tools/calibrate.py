@@ -37,16 +37,20 @@ def executables(build: Path, lab: manifest.Lab) -> list[tuple[str, Path]]:
     grader = build / "grader"
     out = [("must pass", grader / f"solution{lab.number}_gpu")]
     out += [("must pass", grader / f"lab{lab.number}_variant_{Path(v).stem}_gpu") for v in lab.variants]
-    out += [("must fail", grader / f"lab{lab.number}_catalogue_{m.name}_gpu")
-            for m in catalogue.load_catalogue(lab, ROOT) if m.gpu == "perf-fail"]
+    out += [
+        ("must fail", grader / f"lab{lab.number}_catalogue_{m.name}_gpu")
+        for m in catalogue.load_catalogue(lab, ROOT)
+        if m.gpu == "perf-fail"
+    ]
     return out
 
 
 def run_once(exe: Path, lab: manifest.Lab, timeout: float) -> dict[str, dict]:
     """One process running the lab's perf tests: {test: what it recorded, or {"problem": why not}}."""
     with tempfile.TemporaryDirectory() as tmp:
-        r = gtest.run_gtest(exe, ":".join(p.test for p in lab.perf), workdir=Path(tmp), timeout=timeout, env=None,
-                            max_output_bytes=None)
+        r = gtest.run_gtest(
+            exe, ":".join(p.test for p in lab.perf), workdir=Path(tmp), timeout=timeout, env=None, max_output_bytes=None
+        )
     results = {}
     for perf in lab.perf:
         case = r.case(perf.test)
@@ -56,10 +60,20 @@ def run_once(exe: Path, lab: manifest.Lab, timeout: float) -> dict[str, dict]:
             results[perf.test] = {"problem": "did not run" if case is None else "skipped"}
         else:
             rec, why = gtest.perf_record(case)
-            results[perf.test] = {"problem": why, "failures": case.failures[:1]} if rec is None else {
-                "ratio": rec.ratio, "threshold": rec.threshold, "threshold_section": rec.threshold_section,
-                "metric": rec.metric, "device": rec.device, "result_check": rec.result_check, "verdict": rec.verdict,
-                "test_passed": case.status == "passed"}
+            results[perf.test] = (
+                {"problem": why, "failures": case.failures[:1]}
+                if rec is None
+                else {
+                    "ratio": rec.ratio,
+                    "threshold": rec.threshold,
+                    "threshold_section": rec.threshold_section,
+                    "metric": rec.metric,
+                    "device": rec.device,
+                    "result_check": rec.result_check,
+                    "verdict": rec.verdict,
+                    "test_passed": case.status == "passed",
+                }
+            )
     return results
 
 
@@ -98,11 +112,14 @@ def main() -> int:
     except manifest.ManifestError as e:
         sys.exit(f"calibrate: {e}")
 
-    record = {"date": datetime.date.today().isoformat(), "runs": args.runs, "executables": {},
-              "gpu": tool_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
-              or "unknown",
-              "cuda": (tool_output(["nvcc", "--version"]).splitlines() or ["unknown"])[-1]}
-    rows = []          # (lab, role, program, test, key, ratios, record of the first run)
+    record = {
+        "date": datetime.date.today().isoformat(),
+        "runs": args.runs,
+        "executables": {},
+        "gpu": tool_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]) or "unknown",
+        "cuda": (tool_output(["nvcc", "--version"]).splitlines() or ["unknown"])[-1],
+    }
+    rows = []  # (lab, role, program, test, key, ratios, record of the first run)
     devices = set()
     for lab in labs:
         keys = {p.test: p.key for p in lab.perf}
@@ -123,15 +140,19 @@ def main() -> int:
             print(f"calibrate: {exe.name} done", file=sys.stderr, flush=True)
 
     print(f"GPU: {record['gpu']}; {record['cuda']}; {record['date']}; {args.runs} processes per program\n")
-    print("| program | role | test | ratios (one per process) | median | min | threshold [section] | verdict pass "
-          "| result check pass |")
+    print(
+        "| program | role | test | ratios (one per process) | median | min | threshold [section] | verdict pass "
+        "| result check pass |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for lab, role, name, test, key, ratios, good in rows:
         first = good[0]
-        print(f"| {name} | {role} | {test} | {', '.join(f'{r:.3f}' for r in ratios)} | {statistics.median(ratios):.3f} "
-              f"| {min(ratios):.3f} | {first['threshold']:.3f} [{first['threshold_section']}] "
-              f"| {sum(g['verdict'] == 'pass' for g in good)}/{len(good)} "
-              f"| {sum(g['result_check'] == 'pass' for g in good)}/{len(good)} |")
+        print(
+            f"| {name} | {role} | {test} | {', '.join(f'{r:.3f}' for r in ratios)} | {statistics.median(ratios):.3f} "
+            f"| {min(ratios):.3f} | {first['threshold']:.3f} [{first['threshold_section']}] "
+            f"| {sum(g['verdict'] == 'pass' for g in good)}/{len(good)} "
+            f"| {sum(g['result_check'] == 'pass' for g in good)}/{len(good)} |"
+        )
     print_sections(labs, rows, devices, gpus, args.fraction, args.step)
     if args.json:
         args.json.write_text(json.dumps(record, indent=1))
@@ -145,18 +166,28 @@ def print_sections(labs, rows, devices: set[str], gpus: dict[str, str], fraction
         return
     device = devices.pop()
     model = manifest.gpu_key(device)
-    print(f"\n# Suggested marks on {device}: {fraction:.0%} of the slowest kernel that must pass (median of the "
-          f"runs), rounded down to {step:g}.")
+    print(
+        f"\n# Suggested marks on {device}: {fraction:.0%} of the slowest kernel that must pass (median of the "
+        f"runs), rounded down to {step:g}."
+    )
     if model not in gpus:
-        print(f"# First add  {model} = \"{device}\"  under [gpus] in grader/course.toml (a section for a model not "
-              "listed there stops the configure step).")
+        print(
+            f'# First add  {model} = "{device}"  under [gpus] in grader/course.toml (a section for a model not '
+            "listed there stops the configure step)."
+        )
     for lab in labs:
         lines = []
         for perf in lab.perf:
-            passing = [(statistics.median(r[5]), r[2]) for r in rows if r[0] is lab and r[3] == perf.test
-                       and r[1] == "must pass"]
-            failing = [(statistics.median(r[5]), r[2]) for r in rows if r[0] is lab and r[3] == perf.test
-                       and r[1] == "must fail"]
+            passing = [
+                (statistics.median(r[5]), r[2])
+                for r in rows
+                if r[0] is lab and r[3] == perf.test and r[1] == "must pass"
+            ]
+            failing = [
+                (statistics.median(r[5]), r[2])
+                for r in rows
+                if r[0] is lab and r[3] == perf.test and r[1] == "must fail"
+            ]
             if not passing:
                 lines.append(f"# {perf.key}: no kernel that must pass was measured")
                 continue
