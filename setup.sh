@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake ninja-build g++ libgtest-dev googletest libboost-context-dev python3 python3-matplotlib
-          mkdocs mkdocs-material binutils util-linux ccache libtomlplusplus-dev clang-format black flake8)
+          mkdocs mkdocs-material binutils util-linux ccache libtomlplusplus-dev clang-format black flake8
+          bubblewrap)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -101,6 +101,24 @@ function(_course_lab_executable target lab backend)
   if(backend STREQUAL "gpu")
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   endif()
+  # For the grader's symbol rules (grader/course_grader/symbols.py): the objects compiled from the lab file(s) and
+  # the lab's baseline objects, <build>/grader/targets/programs/<target>.json (every lab program, self-test included).
+  _course_json_objects(objects ${target})
+  _course_json_objects(baselines ${lab}_baselines_${backend})
+  string(REPLACE "lab" "" number "${lab}")
+  set(json "{\"target\": \"${target}\", \"lab\": \"${number}\", \"mode\": \"${backend}\", ")
+  string(APPEND json "\"executable\": \"$<TARGET_FILE:${target}>\", \"objects\": ${objects}, ")
+  string(APPEND json "\"baselines\": ${baselines}}\n")
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/grader/targets/programs/${target}.json" CONTENT "${json}")
+endfunction()
+
+# A JSON array (generator expression) of the object files of `target`; [] when there is no such target.
+function(_course_json_objects out_var target)
+  if(TARGET ${target})
+    set(${out_var} "[\"$<JOIN:$<TARGET_OBJECTS:${target}>,\", \">\"]" PARENT_SCOPE)
+  else()
+    set(${out_var} "[]" PARENT_SCOPE)
+  endif()
 endfunction()
 
 # gtest_discover_tests with list-valued LABELS. Its PROPERTIES are flattened (LABELS a;b becomes LABELS=a plus a
@@ -174,13 +192,24 @@ function(course_add_lab number dir)
 
   # For the instructor grader: the student test programs of this lab, per backend, so that no Python rebuilds a
   # target name. <build>/grader/targets/labNN.json = {"lab": "NN", "folder": ..., "executables": {backend: path}}.
+  # "objects" and "baselines": {backend: [object files]}, those compiled from the student's lab file(s) and the
+  # lab's baselines, for the symbol rules (grader/course_grader/symbols.py).
   set(entries "")
+  set(objects "")
+  set(baselines "")
   foreach(backend IN LISTS backends)
     list(APPEND entries "\"${backend}\": \"$<TARGET_FILE:${lab}_${backend}>\"")
+    _course_json_objects(json ${lab}_${backend})
+    list(APPEND objects "\"${backend}\": ${json}")
+    _course_json_objects(json ${lab}_baselines_${backend})
+    list(APPEND baselines "\"${backend}\": ${json}")
   endforeach()
   list(JOIN entries ", " entries)
-  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/grader/targets/${lab}.json"
-       CONTENT "{\"lab\": \"${number}\", \"folder\": \"${dir}\", \"executables\": {${entries}}}\n")
+  list(JOIN objects ", " objects)
+  list(JOIN baselines ", " baselines)
+  set(json "{\"lab\": \"${number}\", \"folder\": \"${dir}\", \"executables\": {${entries}}, ")
+  string(APPEND json "\"objects\": {${objects}}, \"baselines\": {${baselines}}}\n")
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/grader/targets/${lab}.json" CONTENT "${json}")
 
   # ---- self-test: about the course's own files, so only when the student folder is the course's ----
   if(NOT COURSE_BUILD_SOLUTIONS OR NOT COURSE_STUDENT_DIR STREQUAL "${PROJECT_SOURCE_DIR}/labs")

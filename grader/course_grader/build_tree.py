@@ -5,6 +5,11 @@ harness, GoogleTest and the CPU backend objects are compiled once per tree and r
 where, comes from the tree itself: CMake writes <tree>/grader/targets/labNN.json =
 {"lab": "NN", "folder": "NN_name", "executables": {"check": path, "cpu": path, "gpu": path}} (the backends the tree
 builds); no target name is spelt here.
+
+The build of a student's lab runs in the build sandbox (sandbox.py): it reads the system, the course checkout (its
+.git, solutions/, build/, samples, lab variants and catalogues masked) and the worker's student folder, and writes
+only the worker's build tree, the work folder's compiler cache and a private /tmp. Configuring the tree compiles no
+student code and runs outside it.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import diagnostics, runner, scan
+from . import diagnostics, runner, sandbox, scan
 from .config import Course
 from .manifest import Lab
 from .verdicts import GraderError
@@ -29,6 +34,7 @@ MODES = ("check", "cpu", "gpu")
 @dataclasses.dataclass(frozen=True)
 class Program:
     """One test executable of a lab: check (CPU backend, instrumented), cpu (CPU backend) or gpu (CUDA)."""
+
     mode: str
     path: Path
 
@@ -46,13 +52,15 @@ def read_targets(tree: Path, lab: Lab) -> dict[str, Path]:
         raise GraderError(f"{path}: cannot read the lab's test programs ({e}); configure the tree again") from e
     exes = data.get("executables") if isinstance(data, dict) else None
     if not isinstance(exes, dict) or data.get("lab") != lab.number or data.get("folder") != lab.folder:
-        raise GraderError(f"{path}: expected {{\"lab\": \"{lab.number}\", \"folder\": \"{lab.folder}\", "
-                          "\"executables\": {...}}")
+        raise GraderError(
+            f'{path}: expected {{"lab": "{lab.number}", "folder": "{lab.folder}", ' '"executables": {...}}'
+        )
     out = {}
     for mode, exe in exes.items():
         if mode not in MODES or not isinstance(exe, str) or not Path(exe).is_absolute():
-            raise GraderError(f"{path}: executables.{mode} = {exe!r}: expected one of {', '.join(MODES)} with an "
-                              "absolute path")
+            raise GraderError(
+                f"{path}: executables.{mode} = {exe!r}: expected one of {', '.join(MODES)} with an " "absolute path"
+            )
         out[mode] = Path(exe)
     return out
 
@@ -68,8 +76,10 @@ class BuildTree:
         self.dir = (work / f"build-{backend}-{index}").resolve()
         self.student_dir = (work / f"student-{index}").resolve()
         self.configured = False
-        self.targets: dict[str, dict[str, Path]] = {}   # lab number -> {mode: executable}
+        self.targets: dict[str, dict[str, Path]] = {}  # lab number -> {mode: executable}
         self.ninja = "ninja"
+        self.ccache = (work / "ccache").resolve()  # CCACHE_DIR of the sandboxed builds (shared by the workers)
+        self.tools: tuple[Path, ...] = ()  # installation folders of tools outside /usr (sandbox.py)
 
     def programs(self, lab: Lab) -> list[Program]:
         """Correctness programs, in the order they run. Check mode (CPU backend, small sizes) runs first where the
@@ -93,19 +103,33 @@ class BuildTree:
         if self.configured:
             return
         if not (self.dir / "build.ninja").is_file():
-            print(f"grade.py: configuring and building the grading tree {self.dir} (first time: a few minutes; later "
-                  "runs reuse it)", file=sys.stderr)
+            print(
+                f"grade.py: configuring and building the grading tree {self.dir} (first time: a few minutes; later "
+                "runs reuse it)",
+                file=sys.stderr,
+            )
         self._reset_lab_sources()
-        cmd = ["cmake", "-S", str(self.course.repo_root), "-B", str(self.dir), "-G", "Ninja",
-               "-DCMAKE_BUILD_TYPE=Release", f"-DCOURSE_STUDENT_DIR={self.student_dir}",
-               "-DCOURSE_BUILD_SOLUTIONS=OFF", f"-DCOURSE_ENABLE_CUDA={'ON' if self.backend == 'gpu' else 'OFF'}",
-               "-DCOURSE_GPU_TESTS=OFF"]
+        cmd = [
+            "cmake",
+            "-S",
+            str(self.course.repo_root),
+            "-B",
+            str(self.dir),
+            "-G",
+            "Ninja",
+            "-DCMAKE_BUILD_TYPE=Release",
+            f"-DCOURSE_STUDENT_DIR={self.student_dir}",
+            "-DCOURSE_BUILD_SOLUTIONS=OFF",
+            f"-DCOURSE_ENABLE_CUDA={'ON' if self.backend == 'gpu' else 'OFF'}",
+            "-DCOURSE_GPU_TESTS=OFF",
+        ]
         timeout = max(600, self.course.limits.build_seconds)
         log = self.dir.parent / f"configure-{self.dir.name}.log"
         c = runner.run(cmd, cwd=self.dir.parent, timeout=timeout, log=log)
         if c.returncode != 0:
-            raise GraderError(f"configuring the grading build tree failed ({runner.describe_exit(c, timeout)}):\n"
-                              f"{c.output_tail}")
+            raise GraderError(
+                f"configuring the grading build tree failed ({runner.describe_exit(c, timeout)}):\n" f"{c.output_tail}"
+            )
         cache = (self.dir / "CMakeCache.txt").read_text(errors="replace")
         if _cache_value(cache, "COURSE_BUILD_SOLUTIONS") != "OFF":
             raise GraderError("the grading build tree has COURSE_BUILD_SOLUTIONS on")
@@ -113,17 +137,49 @@ class BuildTree:
         self.targets = {lab.number: read_targets(self.dir, lab) for lab in self.labs}
         lacking = [lab.name for lab in self.labs if self.backend not in self.targets[lab.number]]
         if lacking and self.backend == "cpu":
-            raise GraderError("the CPU backend is not built (Boost.Context missing: sudo apt-get install "
-                              "libboost-context-dev), so nothing can run without a GPU")
+            raise GraderError(
+                "the CPU backend is not built (Boost.Context missing: sudo apt-get install "
+                "libboost-context-dev), so nothing can run without a GPU"
+            )
         if lacking:
             raise GraderError(f"the grading build tree has no GPU program for {', '.join(lacking)} (CUDA not found)")
         if any("check" not in t for t in self.targets.values()):
-            print("grade.py: no CPU backend in this tree (Boost.Context missing): check mode is skipped, the GPU "
-                  "tests still run", file=sys.stderr)
+            print(
+                "grade.py: no CPU backend in this tree (Boost.Context missing: sudo apt-get install "
+                "libboost-context-dev), so no check mode: races and out-of-bounds accesses are looked for with "
+                "compute-sanitizer, and without it correctness is not graded",
+                file=sys.stderr,
+            )
         bad = scan.solution_inputs(self.dir, self.course.repo_root / "solutions")
         if bad:
             raise GraderError("the grading build tree compiles reference solutions: " + "; ".join(bad))
+        compilers = [_cache_value(cache, f"CMAKE_{lang}_COMPILER") or "" for lang in ("C", "CXX", "CUDA")]
+        self.tools = sandbox.tool_roots([self.ninja, *compilers, _cache_value(cache, "COURSE_CCACHE") or ""])
         self.configured = True
+
+    def _hidden(self) -> tuple[list[Path], list[Path]]:
+        """What the build sandbox masks in the course checkout: nothing a compile needs, much a student must not
+        read. (hidden: the git history, other students' files and results; made unreadable, their names kept for
+        CMake's globs: the solutions, the labs' solution variants and catalogues, the samples.)"""
+        repo = self.course.repo_root.resolve()
+        work = self.dir.parent
+        hidden = [repo / ".git", repo / "build"] + ([work] if repo in work.parents else [])
+        blank = [repo / "solutions", repo / "grader" / "samples"] + sorted(repo.glob("grader/labs/*/variants"))
+        return hidden, blank + sorted(repo.glob("grader/labs/*/catalogue.toml"))
+
+    def _box(self) -> sandbox.Box:
+        env = {
+            "PATH": "/usr/local/cuda/bin:/usr/bin:/bin",
+            "HOME": "/tmp",
+            "LANG": "C.UTF-8",
+            "TMPDIR": "/tmp",
+            "CCACHE_DIR": str(self.ccache),
+        }
+        box = sandbox.Box(cwd=self.dir, env=env, limits=sandbox.build_limits(self.course.limits.build_seconds))
+        box.add("tmp", "/tmp", size=sandbox.BUILD_TMP_BYTES)  # first: the host's /tmp may hold the paths below
+        hidden, blank = self._hidden()
+        box.add("ro", self.course.repo_root.resolve(), *self.tools).add("hide", *hidden).add("blank", *blank)
+        return box.add("ro", self.student_dir).add("rw", self.dir, self.ccache)
 
     def _built_from(self, sources: list[Path]) -> list[Path]:
         """Every file of the tree that the build made from `sources` (rewritten sources, objects, executables), as
@@ -135,8 +191,13 @@ class BuildTree:
             if not frontier:
                 break
             try:
-                c = subprocess.run([self.ninja, "-C", str(self.dir), "-t", "query", *frontier], capture_output=True,
-                                   text=True, errors="replace", timeout=120)
+                c = subprocess.run(
+                    [self.ninja, "-C", str(self.dir), "-t", "query", *frontier],
+                    capture_output=True,
+                    text=True,
+                    errors="replace",
+                    timeout=120,
+                )
             except (OSError, subprocess.TimeoutExpired):
                 break
             if c.returncode != 0:
@@ -158,10 +219,12 @@ class BuildTree:
         dest = self.student_dir / lab.folder
         dest.mkdir(parents=True, exist_ok=True)
         stamp = time.time()
+        dest.chmod(0o755)  # the build sandbox's user reads it
         for name, data in files.items():
             target = dest / name
             target.unlink(missing_ok=True)
             target.write_bytes(data)
+            target.chmod(0o644)
             os.utime(target, (stamp, stamp))
         # No artefact of a previous student may survive a failed build: the lab's executables and everything made
         # from the lab's file(s) are removed, so whatever exists after the build was built from these files.
@@ -174,9 +237,18 @@ class BuildTree:
             outputs = [str(p.path.resolve().relative_to(self.dir)) for p in programs]
         except ValueError as e:
             raise GraderError(f"a test program of {lab.name} is outside the build tree {self.dir}: {e}") from e
-        cmd = ["cmake", "--build", str(self.dir), "--target", *outputs, "-j", str(self.build_jobs)]
+        # CMake re-runs (a file of the course appeared since configure) outside the sandbox, which masks solutions
+        log = self.dir.parent / f"regenerate-{self.dir.name}.log"
+        c = runner.run([self.ninja, "-C", str(self.dir), "build.ninja"], cwd=self.dir.parent, timeout=600, log=log)
+        if c.returncode != 0:
+            raise GraderError(f"regenerating the grading build tree failed ({log}):\n{c.output_tail}")
+        cmd = [self.ninja, "-C", str(self.dir), "-j", str(self.build_jobs), *outputs]
         log = self.dir.parent / f"build-{self.dir.name}.log"
-        c = runner.run(cmd, cwd=self.dir.parent, timeout=self.course.limits.build_seconds, log=log, tail_bytes=6000)
+        for folder in (self.dir, self.ccache):
+            sandbox.give_to_sandbox(folder)  # (the grader's own ninja queries may have written to the tree)
+        c = runner.run_sandboxed(
+            cmd, self._box(), cwd=self.dir.parent, timeout=self.course.limits.build_seconds, log=log, tail_bytes=6000
+        )
         if c.timed_out:
             return False, f"the build ran past {self.course.limits.build_seconds:g} s and was stopped"
         ok = c.returncode == 0 and all(p.path.is_file() for p in programs)
@@ -188,9 +260,9 @@ def _query_outputs(text: str) -> list[str]:
     outs, section = [], ""
     for line in text.splitlines():
         if not line.startswith(" "):
-            section = ""                         # "<path>:" starts the next queried node
+            section = ""  # "<path>:" starts the next queried node
         elif line.startswith("    ") and section == "outputs":
             outs.append(line.strip())
         elif line.startswith("  ") and not line.startswith("   "):
-            section = line.strip().split(":", 1)[0]   # "input: RULE" or "outputs:"
+            section = line.strip().split(":", 1)[0]  # "input: RULE" or "outputs:"
     return outs

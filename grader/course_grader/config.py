@@ -1,5 +1,6 @@
 """The course as the grader sees it: the labs (from their manifests, grader/labs/NN_name/lab.toml, read by
-manifest.py) and grader/course.toml's [grading], [limits], [anticheat] and [gpus]. No lab fact is stated here."""
+manifest.py) and grader/course.toml's [grading], [limits], [anticheat], [symbols] and [gpus]. No lab fact is stated
+here."""
 from __future__ import annotations
 
 import dataclasses
@@ -25,10 +26,25 @@ class Limits:
 
 @dataclasses.dataclass(frozen=True)
 class AntiCheat:
+    """course.toml [anticheat]: the source scan's clear cases and the link check (scan.py)."""
+
     forbidden_includes: tuple[str, ...] = ()
-    forbidden_identifiers: tuple[str, ...] = ()
-    forbidden_calls: tuple[str, ...] = ()
     forbidden_libraries: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class SymbolRules:
+    """course.toml [symbols]: shell patterns on demangled names without parameters (symbols.py)."""
+
+    undefined: tuple[str, ...] = ()  # what the student's object may use, every backend
+    undefined_cpu: tuple[str, ...] = ()  # ... on the CPU backend (check and cpu programs)
+    undefined_gpu: tuple[str, ...] = ()  # ... on the GPU (nvcc's host code)
+    math: tuple[str, ...] = ()  # C math functions, each also with the suffixes f and l
+    shared_weak: tuple[str, ...] = ()  # weak definitions that other inputs of the link may define as well
+
+    def allowed(self, mode: str) -> tuple[str, ...]:
+        math = tuple(f"{name}{suffix}" for name in self.math for suffix in ("", "f", "l"))
+        return self.undefined + (self.undefined_gpu if mode == "gpu" else self.undefined_cpu) + math
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,6 +52,7 @@ class Course:
     labs: tuple[Lab, ...]
     limits: Limits
     anticheat: AntiCheat
+    symbols: SymbolRules = SymbolRules()
     remeasure_band: float = 0.03
     remeasure_runs: int = 2
     gpus: dict[str, str] = dataclasses.field(default_factory=dict)  # [gpus]: model key -> CUDA device name
@@ -92,14 +109,17 @@ def load(path: Path = DEFAULT_CONFIG, repo_root: Path = REPO_ROOT) -> Course:
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ConfigError(f"{path}: {e}") from e
     if "lab" in data:
-        raise ConfigError(f"{path}: [[lab]] tables are no longer read: each lab is described by its manifest, "
-                          "grader/labs/NN_name/lab.toml")
-    unknown = sorted(set(data) - {"grading", "limits", "anticheat", "gpus"})
+        raise ConfigError(
+            f"{path}: [[lab]] tables are no longer read: each lab is described by its manifest, "
+            "grader/labs/NN_name/lab.toml"
+        )
+    unknown = sorted(set(data) - {"grading", "limits", "anticheat", "symbols", "gpus"})
     if unknown:
-        raise ConfigError(f"{path}: unknown table [{unknown[0]}] (known: grading, limits, anticheat, gpus)")
+        raise ConfigError(f"{path}: unknown table [{unknown[0]}] (known: grading, limits, anticheat, symbols, gpus)")
     limit_types = {f.name: type(f.default) for f in dataclasses.fields(Limits)}
     limits = Limits(**_section(path, data, "limits", limit_types))
     anticheat = AntiCheat(**_section(path, data, "anticheat", {f.name: tuple for f in dataclasses.fields(AntiCheat)}))
+    symbols = SymbolRules(**_section(path, data, "symbols", {f.name: tuple for f in dataclasses.fields(SymbolRules)}))
     grading = _section(path, data, "grading", _GRADING)
     if grading.get("correctness", "all-or-nothing") != "all-or-nothing":
         raise ConfigError(f"{path}: [grading] correctness: only 'all-or-nothing' is implemented")
@@ -110,6 +130,13 @@ def load(path: Path = DEFAULT_CONFIG, repo_root: Path = REPO_ROOT) -> Course:
         raise ConfigError(str(e)) from e
     if not labs:
         raise ConfigError(f"{Path(repo_root) / manifest.LABS_DIR}: no lab manifest (NN_name/lab.toml)")
-    return Course(labs=labs, limits=limits, anticheat=anticheat,
-                  remeasure_band=grading.get("remeasure_band", 0.03), remeasure_runs=grading.get("remeasure_runs", 2),
-                  gpus=gpus, repo_root=Path(repo_root))
+    return Course(
+        labs=labs,
+        limits=limits,
+        anticheat=anticheat,
+        symbols=symbols,
+        remeasure_band=grading.get("remeasure_band", 0.03),
+        remeasure_runs=grading.get("remeasure_runs", 2),
+        gpus=gpus,
+        repo_root=Path(repo_root),
+    )

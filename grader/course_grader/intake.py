@@ -7,7 +7,6 @@ followed; they are reported in the student's messages.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import re
 import stat
@@ -25,16 +24,16 @@ MAX_DEPTH = 6
 @dataclasses.dataclass
 class LabFiles:
     files: dict[str, bytes] = dataclasses.field(default_factory=dict)  # file name -> content
-    problem: str = ""        # non-empty: this lab cannot be graded, and why
+    problem: str = ""  # non-empty: this lab cannot be graded, and why
 
 
 @dataclasses.dataclass
 class Submission:
-    student: str                         # safe identifier: [A-Za-z0-9._-]+
-    source: str                          # what it came from, printable (folder or archive name)
+    student: str  # safe identifier: [A-Za-z0-9._-]+
+    source: str  # what it came from, printable (folder or archive name)
     labs: dict[str, LabFiles] = dataclasses.field(default_factory=dict)  # lab number -> files
-    notes: list[str] = dataclasses.field(default_factory=list)          # non-fatal remarks
-    problem: str = ""                    # non-empty: the whole submission cannot be graded
+    notes: list[str] = dataclasses.field(default_factory=list)  # non-fatal remarks
+    problem: str = ""  # non-empty: the whole submission cannot be graded
 
 
 def printable(name: str) -> str:
@@ -42,17 +41,34 @@ def printable(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def student_id(raw: str) -> str:
-    """A safe, stable identifier from a folder or archive name. Changed names get a short hash suffix."""
+def _without_suffix(name: str) -> str:
     for suffix in ARCHIVE_SUFFIXES:
-        if raw.lower().endswith(suffix):
-            raw = raw[: -len(suffix)]
-            break
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", printable(raw)).strip("._") or "student"
-    if safe != raw:
-        digest = hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:6]
-        safe = f"{safe}-{digest}"
-    return safe[:80]
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def student_id(raw: str) -> str:
+    """A safe identifier from a folder or archive name: lower case, [a-z0-9._-], every run of other characters one
+    '_' ("Anna Lee" -> "anna_lee"). Names that come out alike are told apart by unique_ids()."""
+    safe = re.sub(r"[^a-z0-9._-]+", "_", printable(_without_suffix(raw)).lower()).strip("._-")
+    return safe[:64].rstrip("._-") or "student"
+
+
+def unique_ids(names: list[str]) -> dict[str, str]:
+    """{name: id}, every id different: in the sorted order of the names, the first of those that come out alike
+    keeps the id and the next ones get -2, -3, ... ("Anna Lee", "anna_lee" -> "anna_lee", "anna_lee-2")."""
+    ids: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in sorted(names):
+        base = sid = student_id(name)
+        n = 1
+        while sid in taken:
+            n += 1
+            sid = f"{base}-{n}"
+        taken.add(sid)
+        ids[name] = sid
+    return ids
 
 
 def _member_problem(name: str) -> str:
@@ -90,7 +106,9 @@ class _Collector:
             self.ignored += 1
             close = [a for a in self.allowed if a.lower() == base.lower() or a.lower() == base.lower() + ".cu"]
             if close:
-                self.note(f"{printable(path)}: not a lab file name; did you mean {close[0]}? (names are case-sensitive)")
+                self.note(
+                    f"{printable(path)}: not a lab file name; did you mean {close[0]}? " "(names are case-sensitive)"
+                )
             return
         limit = self.course.limits.max_file_bytes
         if size > limit:
@@ -120,13 +138,16 @@ class _Collector:
                 found = self.candidates.get(name, [])
                 if not found:
                     hint = [n for n in self.notes if f"did you mean {name}?" in n]
-                    lf.problem = (f"no {name} in the submission (expected {lab.folder}/{name} or {name})"
-                                  + (f"; {hint[0]}" if hint else ""))
+                    lf.problem = f"no {name} in the submission (expected {lab.folder}/{name} or {name})" + (
+                        f"; {hint[0]}" if hint else ""
+                    )
                     break
                 # A file inside another lab's folder is misplaced; one inside this lab's folder or at the top is fine.
                 good = [(p, d) for p, d in found if _parent_ok(p, lab, self.course)]
                 if not good:
-                    lf.problem = f"{name} is in the wrong folder ({printable(found[0][0])}); expected {lab.folder}/{name}"
+                    lf.problem = (
+                        f"{name} is in the wrong folder ({printable(found[0][0])}); " f"expected {lab.folder}/{name}"
+                    )
                     break
                 if len(good) > 1:
                     paths = ", ".join(printable(p) for p, _ in good[:4])
@@ -152,7 +173,7 @@ class _Collector:
 def _parent_ok(path: str, lab: Lab, course: Course) -> bool:
     parts = path.replace("\\", "/").split("/")
     parent = parts[-2] if len(parts) > 1 else ""
-    lab_folders = {l.folder for l in course.labs}
+    lab_folders = {other.folder for other in course.labs}
     return parent not in lab_folders or parent == lab.folder
 
 
@@ -183,7 +204,9 @@ def _read_folder(root: Path, col: _Collector) -> None:
                 fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
                 with os.fdopen(fd, "rb") as f:
                     return f.read(limit)
+
             col.offer(path, size, read)
+
     walk(root, "", 0)
 
 
@@ -207,6 +230,7 @@ def _read_zip(path: Path, col: _Collector) -> None:
             def read(limit: int, info=info) -> bytes:
                 with zf.open(info) as f:  # sizes are checked on the data read, not trusted from the header
                     return f.read(limit)
+
             col.offer(name, info.file_size, read)
 
 
@@ -231,6 +255,7 @@ def _read_tar(path: Path, col: _Collector) -> None:
             def read(limit: int, member=member) -> bytes:
                 f = tf.extractfile(member)
                 return f.read(limit) if f else b""
+
             col.offer(member.name, member.size, read)
 
 
@@ -251,8 +276,15 @@ def read_submission(path: Path, student: str, course: Course, labs: tuple[Lab, .
             _read_zip(path, col)
         else:
             _read_tar(path, col)
-    except (OSError, ValueError, zipfile.BadZipFile, tarfile.TarError, EOFError, RuntimeError,
-            NotImplementedError) as e:
+    except (
+        OSError,
+        ValueError,
+        zipfile.BadZipFile,
+        tarfile.TarError,
+        EOFError,
+        RuntimeError,
+        NotImplementedError,
+    ) as e:
         sub = Submission(student=student, source=source, notes=col.notes)
         sub.problem = f"cannot read {source}: {e}"
         return sub
@@ -266,7 +298,7 @@ def discover(folder: Path, course: Course, labs: tuple[Lab, ...]) -> tuple[list[
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as e:
         raise SystemExit(f"grade.py: cannot read the submissions folder {folder}: {e.strerror}")
-    by_id: dict[str, list[os.DirEntry]] = {}
+    by_name: dict[str, list[os.DirEntry]] = {}  # the name without its archive suffix -> its entries
     for entry in entries:
         if entry.name.startswith("."):
             continue
@@ -274,19 +306,24 @@ def discover(folder: Path, course: Course, labs: tuple[Lab, ...]) -> tuple[list[
             notes.append(f"{printable(entry.name)}: a symbolic link, not a submission (ignored)")
             continue
         if entry.is_dir(follow_symlinks=False) or (entry.is_file(follow_symlinks=False) and is_archive(entry.name)):
-            by_id.setdefault(student_id(entry.name), []).append(entry)
+            by_name.setdefault(_without_suffix(entry.name), []).append(entry)
         else:
             notes.append(f"{printable(entry.name)}: not a folder or an archive (ignored)")
+    ids = unique_ids(list(by_name))
     subs = []
-    for sid, found in sorted(by_id.items()):
+    for name, found in by_name.items():
+        sid = ids[name]
         if len(found) > 1:
             names = " and ".join(printable(e.name) for e in found)
             sub = Submission(student=sid, source=names)
             sub.problem = f"duplicate submissions for '{sid}': {names}; keep one and grade again"
-            subs.append(sub)
-            continue
-        subs.append(read_submission(Path(found[0].path), sid, course, labs))
-    return subs, notes
+        else:
+            sub = read_submission(Path(found[0].path), sid, course, labs)
+        alike = sorted(printable(n) for n in by_name if n != name and student_id(n) == student_id(name))
+        if alike:
+            sub.notes.append(f"graded as '{sid}' ({', '.join(alike)} gives the same name)")
+        subs.append(sub)
+    return sorted(subs, key=lambda s: s.student), notes
 
 
 def stage(sub: Submission, lab: Lab, scratch: Path) -> Path:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from . import diagnostics, gpus, gtest, intake, scan, scoring
+from . import diagnostics, gpus, gtest, intake, runner, scan, scoring, symbols
 from .build_tree import Program
 from .config import Course
 from .manifest import Lab
@@ -24,11 +24,14 @@ if TYPE_CHECKING:
 
 class Tree(Protocol):
     """What grading needs of a build tree (build_tree.BuildTree; the tests use a fake one)."""
+
     student_dir: Path
 
-    def build(self, lab: Lab, files: dict[str, bytes]) -> tuple[bool, str]: ...
+    def build(self, lab: Lab, files: dict[str, bytes]) -> tuple[bool, str]:
+        ...
 
-    def programs(self, lab: Lab) -> list[Program]: ...
+    def programs(self, lab: Lab) -> list[Program]:
+        ...
 
 
 def _close(a: float, b: float) -> bool:
@@ -53,15 +56,28 @@ def measurement(r: gtest.GTestRun, name: str) -> scoring.Measurement:
             return scoring.Measurement(None, None, f"failed before measuring: {detail or why}")
         return scoring.Measurement(None, None, f"the perf test {why}")
     if rec.result_check != "pass":
-        return scoring.Measurement(rec.ratio, rec.threshold, "the result was wrong after the timed runs"
-                                   + (f": {detail}" if detail else ""))
+        return scoring.Measurement(
+            rec.ratio, rec.threshold, "the result was wrong after the timed runs" + (f": {detail}" if detail else "")
+        )
     if (rec.verdict == "pass") != (rec.ratio >= rec.threshold) and not _close(rec.ratio, rec.threshold):
-        return scoring.Measurement(rec.ratio, rec.threshold, f"the perf test recorded verdict {rec.verdict} for ratio "
-                                   f"{rec.ratio:g} against threshold {rec.threshold:g}")
+        return scoring.Measurement(
+            rec.ratio,
+            rec.threshold,
+            f"the perf test recorded verdict {rec.verdict} for ratio "
+            f"{rec.ratio:g} against threshold {rec.threshold:g}",
+        )
     if case.status == "failed" and rec.verdict == "pass":
         return scoring.Measurement(rec.ratio, rec.threshold, f"failed a check during the perf test: {detail}")
-    return scoring.Measurement(rec.ratio, rec.threshold, "", rec.metric, rec.device, rec.verdict == "pass",
-                               rec.threshold_section)
+    return scoring.Measurement(
+        rec.ratio, rec.threshold, "", rec.metric, rec.device, rec.verdict == "pass", rec.threshold_section
+    )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _unexplained_failure(r: gtest.GTestRun) -> bool:
@@ -76,6 +92,10 @@ def _unexplained_failure(r: gtest.GTestRun) -> bool:
     return False
 
 
+class Tampered(Exception):
+    """Something besides GoogleTest wrote to a test report: the lab is `forbidden`, whatever ran before."""
+
+
 class LabGrader:
     def __init__(self, course: Course, opts: "Options", work: Path, seed: str):
         self.course, self.opts, self.work, self.seed = course, opts, work, seed
@@ -84,26 +104,50 @@ class LabGrader:
             self.gpu_pool.put(g)
         self.health = gpus.HealthProbe(course.repo_root, work)
         self.gpu_broken = ""
-        self.baselines = scan.baseline_functions(course.labs)
+        self.readable = tuple(lab.path for lab in course.existing_labs())  # test programs read their lab.toml
 
     def gpu_healthy(self, gpu: str) -> bool:
         return self.health.healthy(gpu)
 
     def env(self, home: Path, gpu: str | None) -> dict[str, str]:
-        env = {"PATH": "/usr/local/cuda/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
-               "COURSE_SEED": self.seed, "TMPDIR": str(home)}
+        env = {
+            "PATH": "/usr/local/cuda/bin:/usr/bin:/bin",
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            "COURSE_SEED": self.seed,
+            "TMPDIR": str(home),
+        }
         if gpu is not None:
-            env["CUDA_VISIBLE_DEVICES"] = gpu
+            env["CUDA_VISIBLE_DEVICES"] = gpus.gpu_devices(gpu)[1]
         return env
 
     def scrub(self, text: str) -> str:
         return text.replace(self.seed, "<secret>") if self.seed else text
 
-    def run_tests(self, exe: Path, gtest_filter: str, where: Path, gpu: str | None) -> gtest.GTestRun:
-        """One test process. After a failure on a GPU, the GPU's health is checked: a broken GPU is not a student's
-        fault (GpuUnhealthy: not graded)."""
-        r = gtest.run_gtest(exe, gtest_filter, workdir=where, timeout=self.course.limits.test_seconds,
-                            env=self.env(where, gpu), max_output_bytes=self.course.limits.max_output_bytes)
+    def run_tests(
+        self,
+        exe: Path,
+        gtest_filter: str,
+        where: Path,
+        gpu: str | None,
+        prefix: tuple[str, ...] = (),
+        timeout: float = 0,
+    ) -> gtest.GTestRun:
+        """One test process, in the sandbox (runner.run_gtest). After a failure on a GPU, the GPU's health is
+        checked: a broken GPU is not a student's fault (GpuUnhealthy: not graded)."""
+        r = runner.run_gtest(
+            exe,
+            gtest_filter,
+            workdir=where,
+            timeout=timeout or self.course.limits.test_seconds,
+            env=self.env(where, gpu),
+            max_output_bytes=self.course.limits.max_output_bytes,
+            devices=gpus.gpu_devices(gpu)[0] if gpu is not None else (),
+            read_only=self.readable,
+            prefix=prefix,
+        )
+        if r.completed is not None and r.completed.tampered:
+            raise Tampered(f"{exe.name}: {r.problem}")
         if gpu is not None and _unexplained_failure(r) and not self.gpu_healthy(gpu):
             self.gpu_broken = f"GPU {gpu} stopped working after running {exe.name}"
             raise GpuUnhealthy(self.gpu_broken)
@@ -111,12 +155,22 @@ class LabGrader:
 
     def grade(self, sub: intake.Submission, lab: Lab, tree: Tree) -> LabResult:
         start = time.monotonic()
-        res = LabResult(sub.student, lab.number, "not-graded", "", correctness_max=lab.correctness_points,
-                        perf_max=lab.performance_points)
+        res = LabResult(
+            sub.student,
+            lab.number,
+            "not-graded",
+            "",
+            correctness_max=lab.correctness_points,
+            perf_max=lab.performance_points,
+        )
         try:
             self._grade(sub, lab, tree, res)
         except GpuUnhealthy as e:
             res.verdict, res.message = "not-graded", f"{e}; re-run the grader for this student"
+        except Tampered as e:
+            res.verdict, res.message, res.correctness = "forbidden", str(e), "fail"
+            res.correctness_score = res.perf_score = 0
+            res.ratio = res.threshold = None
         for path in (tree.student_dir, self.work):  # the grader's folders mean nothing to a student
             res.message = res.message.replace(f"{path}/", "")
         res.message = self.scrub(res.message)
@@ -137,7 +191,7 @@ class LabGrader:
         intake.stage(sub, lab, self.work / "scratch")
         problems = []
         for name, data in lf.files.items():
-            problems += scan.scan_source(name, data.decode("utf-8"), lab, self.course.anticheat, self.baselines)
+            problems += scan.scan_source(name, data.decode("utf-8"), lab, self.course.anticheat)
         if problems:
             res.verdict, res.message = "forbidden", "; ".join(problems[:5])
             return
@@ -151,6 +205,10 @@ class LabGrader:
             if bad:
                 res.verdict, res.message = "forbidden", f"the program links {', '.join(bad)}"
                 return
+        verdict = symbols.check_build(tree, lab, [p.mode for p in programs], self.course.symbols)
+        if verdict:
+            res.verdict, res.message = verdict
+            return
 
         where = self.work / "runs" / sub.student / lab.name
         gpu = self.gpu_pool.get() if self.opts.backend == "gpu" else None
@@ -163,6 +221,8 @@ class LabGrader:
                 res.verdict = "correct"
                 res.perf_note = "not graded (no GPU): performance is graded on the course GPU"
                 res.message = f"all correctness tests passed on the CPU backend; {res.perf_note}"
+                return
+            if all(p.mode != "check" for p in programs) and not self._sanitize(programs[-1], where, gpu, res):
                 return
             self._perf(programs[-1], lab, where, gpu, res)
         finally:
@@ -185,9 +245,11 @@ class LabGrader:
                 res.correctness = "fail"
                 res.verdict = "wrong"
                 found = diagnostics.findings(failed)
-                res.message = (f"{len(failed)} of {len(cases)} correctness tests failed ({p.name})"
-                               + (f"; the CPU backend found: {found}" if found else "")
-                               + f"; first: {failed[0].full_name}: {diagnostics.first_failure(failed[0])}")
+                res.message = (
+                    f"{len(failed)} of {len(cases)} correctness tests failed ({p.name})"
+                    + (f"; the CPU backend found: {found}" if found else "")
+                    + f"; first: {failed[0].full_name}: {diagnostics.first_failure(failed[0])}"
+                )
                 return False
             ran = [c for c in cases if c.status == "passed"]
             if not ran:
@@ -198,6 +260,36 @@ class LabGrader:
         res.correctness = "pass"
         res.correctness_score = lab.correctness_points
         res.message = f"{passed} correctness tests passed"
+        return True
+
+    def _sanitize(self, program: Program, where: Path, gpu: str | None, res: LabResult) -> bool:
+        """Without check mode (no CPU backend in the tree) races and out-of-bounds accesses that the GPU hid must be
+        looked for by compute-sanitizer (racecheck, memcheck, synccheck); without it either, correctness is
+        `not-graded`, never `pass`."""
+        tool = gpus.sanitizer()
+        if tool is None:
+            res.verdict, res.correctness, res.correctness_score = "not-graded", "n/a", 0
+            res.message += (
+                "; but nothing checked for races and out-of-bounds accesses: install Boost.Context "
+                "(sudo apt-get install libboost-context-dev: the CPU backend's check mode) or the CUDA "
+                "toolkit's compute-sanitizer, then grade again"
+            )
+            return False
+        timeout = self.course.limits.test_seconds * gpus.SANITIZER_SLOWDOWN
+        for name in gpus.SANITIZER_TOOLS:
+            folder = where / f"sanitizer-{name}"
+            r = self.run_tests(program.path, "-*Perf.*", folder, gpu, gpus.sanitizer_prefix(tool, name), timeout)
+            c = r.completed
+            if c is None or c.timed_out:
+                status, why = "unknown", f"compute-sanitizer --tool {name} ran past {timeout:g} s"
+            else:
+                status, why = gpus.sanitizer_verdict(_read(folder / "output.log"), c.returncode, name)
+            if status != "clean":
+                res.correctness_score = 0
+                res.verdict, res.correctness = ("wrong", "fail") if status == "errors" else ("not-graded", "n/a")
+                res.message += f"; {why}" + (f": {diagnostics.program_output(c.output_tail)}" if c else "")
+                return False
+        res.message += f"; compute-sanitizer ({', '.join(gpus.SANITIZER_TOOLS)}) found nothing"
         return True
 
     def _perf(self, program: Program, lab: Lab, where: Path, gpu: str | None, res: LabResult) -> None:
@@ -220,8 +312,9 @@ class LabGrader:
                 r = first if i == 0 else self.run_tests(program.path, name, where / f"perf-{i}-{name}", gpu)
                 return measurement(r, name)
 
-            v = scoring.measure_perf(run_once, lab.perf_baseline, self.course.remeasure_band,
-                                     self.course.remeasure_runs)
+            v = scoring.measure_perf(
+                run_once, lab.perf_baseline, self.course.remeasure_band, self.course.remeasure_runs
+            )
             if v.problem:
                 res.verdict = "perf-error"
                 res.message += f"; {name}: {v.problem}"
@@ -232,8 +325,10 @@ class LabGrader:
                 worst, res.ratio, res.threshold = v.fraction, v.ratio, v.threshold
             runs = "" if len(v.measurements) == 1 else f" (median of {', '.join(f'{m:.3f}' for m in v.measurements)})"
             section = f" [{v.section}]" if v.section else ""
-            notes.append(f"{name}: {v.metric or perf.key} = {v.ratio:.3f}{runs}, threshold {v.threshold:.3f}"
-                         f"{section} on {v.device or 'GPU'}")
+            notes.append(
+                f"{name}: {v.metric or perf.key} = {v.ratio:.3f}{runs}, threshold {v.threshold:.3f}"
+                f"{section} on {v.device or 'GPU'}"
+            )
         fraction = sum(fractions) / len(fractions)
         res.perf_score = round(lab.performance_points * fraction, 2)
         res.verdict = "pass" if all(passed) else "partial" if fraction > 0 else "slow"

@@ -1,4 +1,5 @@
-"""Outputs: class.csv, results/<student>/results.json (Gradescope format), summary.md, plots (optional)."""
+"""Outputs: class.csv, results/<student>/results.json (Gradescope format), summary.md, plots (optional). Each of the
+first three records how student code was isolated (sandbox.Policy.note: "bubblewrap", or OFF with --no-sandbox)."""
 from __future__ import annotations
 
 import csv
@@ -15,31 +16,58 @@ from .intake import Submission
 from .manifest import Lab
 from .verdicts import PROBLEM_VERDICTS, VERDICTS, LabResult
 
-CSV_FIELDS = ["student", "lab", "correctness", "ratio", "score", "max_score", "verdict", "message"]
+CSV_FIELDS = ["student", "lab", "correctness", "ratio", "score", "max_score", "verdict", "message", "sandbox"]
 
 
 def _ratio(r: LabResult) -> str:
     return "" if r.ratio is None else f"{r.ratio:.3f}"
 
 
-def write_csv(results: list[LabResult], path: Path) -> None:
+def write_csv(results: list[LabResult], path: Path, isolation: str = "") -> None:
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(CSV_FIELDS)
         for r in results:
-            w.writerow([r.student, f"lab{r.lab}", r.correctness, _ratio(r), f"{r.score:g}", f"{r.max_score:g}",
-                        r.verdict, r.message.replace("\n", " | ")])
+            w.writerow(
+                [
+                    r.student,
+                    f"lab{r.lab}",
+                    r.correctness,
+                    _ratio(r),
+                    f"{r.score:g}",
+                    f"{r.max_score:g}",
+                    r.verdict,
+                    r.message.replace("\n", " | "),
+                    isolation,
+                ]
+            )
 
 
-def gradescope_results(results: list[LabResult], notes: list[str], perf_output: str | None = None) -> dict:
-    """One student's results in Gradescope's results.json format."""
+def gradescope_results(
+    results: list[LabResult], notes: list[str], perf_output: str | None = None, isolation: str = ""
+) -> dict:
+    """One student's results in Gradescope's results.json format (`isolation` goes to extra_data.sandbox)."""
     tests = []
     for r in results:
-        tests.append({"name": f"lab{r.lab} correctness", "score": r.correctness_score, "max_score": r.correctness_max,
-                      "output": f"{r.verdict}: {r.message}", "visibility": "visible"})
+        tests.append(
+            {
+                "name": f"lab{r.lab} correctness",
+                "score": r.correctness_score,
+                "max_score": r.correctness_max,
+                "output": f"{r.verdict}: {r.message}",
+                "visibility": "visible",
+            }
+        )
         if r.perf_note and perf_output is not None:
-            tests.append({"name": f"lab{r.lab} performance", "score": 0, "max_score": 0,
-                          "output": perf_output, "visibility": "visible"})
+            tests.append(
+                {
+                    "name": f"lab{r.lab} performance",
+                    "score": 0,
+                    "max_score": 0,
+                    "output": perf_output,
+                    "visibility": "visible",
+                }
+            )
         else:
             if r.ratio is not None and r.threshold is not None:
                 perf = f"ratio {r.ratio:.3f} (threshold {r.threshold:.3f}): {r.perf_score:g} of {r.perf_max:g} points"
@@ -49,15 +77,24 @@ def gradescope_results(results: list[LabResult], notes: list[str], perf_output: 
                 perf = "not graded: performance counts only for a correct lab"
             else:
                 perf = f"{r.verdict}: {r.message}"
-            tests.append({"name": f"lab{r.lab} performance", "score": r.perf_score, "max_score": r.perf_max,
-                          "output": perf, "visibility": "visible"})
+            tests.append(
+                {
+                    "name": f"lab{r.lab} performance",
+                    "score": r.perf_score,
+                    "max_score": r.perf_max,
+                    "output": perf,
+                    "visibility": "visible",
+                }
+            )
     out = {"score": round(sum(t["score"] for t in tests), 2), "tests": tests}
     if notes:
         out["output"] = "Notes about your submission:\n" + "\n".join(f"- {n}" for n in notes)
+    if isolation:
+        out["extra_data"] = {"sandbox": isolation}
     return out
 
 
-def write_student_results(results: list[LabResult], subs: list[Submission], out: Path) -> None:
+def write_student_results(results: list[LabResult], subs: list[Submission], out: Path, isolation: str = "") -> None:
     by_student: dict[str, list[LabResult]] = defaultdict(list)
     for r in results:
         by_student[r.student].append(r)
@@ -65,39 +102,59 @@ def write_student_results(results: list[LabResult], subs: list[Submission], out:
     for student, rs in by_student.items():
         d = out / "results" / student
         d.mkdir(parents=True, exist_ok=True)
-        (d / "results.json").write_text(json.dumps(gradescope_results(rs, notes.get(student, [])), indent=2) + "\n",
-                                        encoding="utf-8")
+        data = gradescope_results(rs, notes.get(student, []), isolation=isolation)
+        (d / "results.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def write_summary(results: list[LabResult], subs: list[Submission], labs: tuple[Lab, ...], ignored: list[str],
-                  backend: str, out: Path, plots: list[str]) -> None:
-    lines = ["# Grading summary", "",
-             f"{len(subs)} submissions, labs {', '.join(l.number for l in labs) or 'none'}, backend: {backend}"
-             + ("" if backend == "gpu" else " (performance not graded: no GPU)"), ""]
+def write_summary(
+    results: list[LabResult],
+    subs: list[Submission],
+    labs: tuple[Lab, ...],
+    ignored: list[str],
+    backend: str,
+    out: Path,
+    plots: list[str],
+    isolation: str = "",
+) -> None:
+    lines = [
+        "# Grading summary",
+        "",
+        f"{len(subs)} submissions, labs {', '.join(l.number for l in labs) or 'none'}, backend: {backend}"
+        + ("" if backend == "gpu" else " (performance not graded: no GPU)"),
+        "",
+    ]
+    if isolation:
+        lines += [f"Sandbox for student code: {'**' + isolation + '**' if 'OFF' in isolation else isolation}", ""]
     if ignored:
         lines += ["Entries of the submissions folder that are not submissions:", ""]
         lines += [f"- {_md(n)}" for n in ignored] + [""]
-    lines += ["## Per lab", "", "| lab | submitted | correctness passed | " + " | ".join(VERDICTS) + " | mean score | median |",
-              "|---|---|---|" + "---|" * len(VERDICTS) + "---|---|"]
+    lines += [
+        "## Per lab",
+        "",
+        "| lab | submitted | correctness passed | " + " | ".join(VERDICTS) + " | mean score | median |",
+        "|---|---|---|" + "---|" * len(VERDICTS) + "---|---|",
+    ]
     for lab in labs:
         rs = [r for r in results if r.lab == lab.number]
         if not rs:
             continue
         c = Counter(r.verdict for r in rs)
         scores = [r.score for r in rs]
-        lines.append(f"| lab{lab.number} | {len(rs) - c['missing']} | {sum(r.correctness == 'pass' for r in rs)} | "
-                     + " | ".join(str(c[v]) for v in VERDICTS)
-                     + f" | {statistics.mean(scores):.2f} / {lab.max_points:g} | {statistics.median(scores):g} |")
+        lines.append(
+            f"| lab{lab.number} | {len(rs) - c['missing']} | {sum(r.correctness == 'pass' for r in rs)} | "
+            + " | ".join(str(c[v]) for v in VERDICTS)
+            + f" | {statistics.mean(scores):.2f} / {lab.max_points:g} | {statistics.median(scores):g} |"
+        )
     lines += ["", "Verdicts: " + "; ".join(f"**{k}**: {v}" for k, v in VERDICTS.items()), ""]
     lines += ["## Score distribution (total over the graded labs)", ""]
     totals: dict[str, float] = defaultdict(float)
     for r in results:
         totals[r.student] += r.score
-    top = sum(l.max_points for l in labs) or 1
+    top = sum(lab.max_points for lab in labs) or 1
     buckets = Counter(min(9, int(10 * t / top)) for t in totals.values())
     lines += ["| total | students |", "|---|---|"]
     for b in range(9, -1, -1):
@@ -151,8 +208,16 @@ def write_plots(results: list[LabResult], labs: tuple[Lab, ...], out: Path) -> t
     for lab in labs:
         rs = [r for r in results if r.lab == lab.number and r.ratio is not None and r.threshold is not None]
         if rs:
-            spec.append({"lab": lab.number, "ratios": [r.ratio for r in rs], "threshold": rs[0].threshold,
-                         "baseline": lab.perf_baseline, "metric": "", "path": str(out / "plots" / f"lab{lab.number}.png")})
+            spec.append(
+                {
+                    "lab": lab.number,
+                    "ratios": [r.ratio for r in rs],
+                    "threshold": rs[0].threshold,
+                    "baseline": lab.perf_baseline,
+                    "metric": "",
+                    "path": str(out / "plots" / f"lab{lab.number}.png"),
+                }
+            )
     if not spec:
         return [], "no plots: no performance ratios were measured (no GPU)"
     python = _python_with_matplotlib()
@@ -172,11 +237,11 @@ def write_plots(results: list[LabResult], labs: tuple[Lab, ...], out: Path) -> t
     return [f"plots/lab{s['lab']}.png" for s in spec], ""
 
 
-def write_all(results, subs, labs, ignored, backend, out: Path, plots: bool = True) -> str:
+def write_all(results, subs, labs, ignored, backend, out: Path, plots: bool = True, isolation: str = "") -> str:
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "results", ignore_errors=True)
-    write_csv(results, out / "class.csv")
-    write_student_results(results, subs, out)
+    write_csv(results, out / "class.csv", isolation)
+    write_student_results(results, subs, out, isolation)
     made, message = write_plots(results, labs, out) if plots else ([], "")
-    write_summary(results, subs, labs, ignored, backend, out, made)
+    write_summary(results, subs, labs, ignored, backend, out, made, isolation)
     return message

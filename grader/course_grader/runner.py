@@ -1,22 +1,40 @@
-"""Running untrusted programs: a new session per process, a wall-clock limit that kills the whole process group,
-a minimal environment, an output-size limit. (Their GoogleTest reports are read by gtest.py.)"""
+"""Running programs: a new session per process, a wall-clock limit that kills the whole process group, an
+output-size limit; untrusted ones inside the sandbox (sandbox.py: bubblewrap), with their GoogleTest report read
+from a pipe (run_gtest; the report's format is read by gtest.py).
+
+Why a pipe for the report: a static destructor, an exit handler or a left-over thread of the student's code runs in
+the test process after GoogleTest has written its report, and can rewrite any file that process can write. So
+GoogleTest writes the report to /dev/fd/N, the write end of a pipe the grader reads: what was written cannot be taken
+back, and the grader accepts exactly one JSON document and nothing after it. Bytes written later (by a destructor)
+or earlier (by a static initializer) make the run `tampered`. What a pipe cannot stop (code that runs before
+GoogleTest and redirects its output) needs the judge/worker split: docs/grader.md, "Isolation".
+"""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
+
+from . import sandbox
+
+REPORT = "@report@"  # in a command line: replaced by the path of the report pipe (/dev/fd/N)
+REPORT_MAX_BYTES = 64 << 20  # a larger report is not read (and the run has no report)
 
 
 @dataclasses.dataclass
 class Completed:
-    returncode: int | None   # None: killed by the timeout
+    returncode: int | None  # None: killed by the timeout; negative: killed by that signal
     timed_out: bool
     seconds: float
-    output_tail: str         # last lines of stdout+stderr (untrusted: for messages only, never for verdicts)
+    output_tail: str  # last lines of stdout+stderr (untrusted: for messages only, never for verdicts)
+    report: bytes | None = None  # what arrived on the report pipe (run_sandboxed with report=True)
+    tampered: bool = False  # something besides GoogleTest wrote to the report pipe (run_gtest)
 
 
 def _kill_group(pgid: int) -> None:
@@ -26,17 +44,45 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
-def run(cmd: list[str], *, cwd: Path, timeout: float, env: dict[str, str] | None = None,
-        log: Path | None = None, max_output_bytes: int | None = None, tail_bytes: int = 4000) -> Completed:
-    """Runs `cmd` in its own session; on timeout kills the whole process group. stdout+stderr go to `log`."""
+def _tail(log: Path, tail_bytes: int) -> str:
+    with open(log, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - tail_bytes))
+        return f.read().decode("utf-8", "replace")
+
+
+def run(
+    cmd: list[str],
+    *,
+    cwd: Path,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    log: Path | None = None,
+    max_output_bytes: int | None = None,
+    tail_bytes: int = 4000,
+    pass_fds: tuple[int, ...] = (),
+    user: int | None = None,
+) -> Completed:
+    """Runs `cmd` in its own session; on timeout kills the whole process group. stdout+stderr go to `log`.
+    `pass_fds` stay open in the program; `user` (the grader being root): the program runs as that user and group."""
     cwd.mkdir(parents=True, exist_ok=True)
     log = log or cwd / "output.log"
     if max_output_bytes and shutil.which("prlimit"):
         cmd = ["prlimit", f"--fsize={max_output_bytes}", "--core=0", "--"] + cmd
+    as_user = {} if user is None or os.geteuid() != 0 else {"user": user, "group": user, "extra_groups": []}
     start = time.monotonic()
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=pass_fds,
+            **as_user,
+        )
         timed_out = False
         try:
             proc.wait(timeout=timeout)
@@ -47,12 +93,211 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, env: dict[str, str] | None
         finally:
             _kill_group(proc.pid)  # children that outlived their parent
     seconds = time.monotonic() - start
-    with open(log, "rb") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        f.seek(max(0, size - tail_bytes))
-        tail = f.read().decode("utf-8", "replace")
-    return Completed(None if timed_out else proc.returncode, timed_out, seconds, tail)
+    return Completed(None if timed_out else proc.returncode, timed_out, seconds, _tail(log, tail_bytes))
+
+
+class _Reader(threading.Thread):
+    """Reads a pipe to its end while the program runs (a report larger than the pipe's buffer must not block it)."""
+
+    def __init__(self, fd: int):
+        super().__init__(daemon=True)
+        self.fd, self.chunks, self.size = fd, [], 0
+
+    def run(self) -> None:
+        with os.fdopen(self.fd, "rb", buffering=0) as f:
+            while chunk := f.read(1 << 16):
+                self.size += len(chunk)
+                if self.size <= REPORT_MAX_BYTES:
+                    self.chunks.append(chunk)
+
+    def data(self) -> bytes | None:
+        self.join(timeout=5)  # in a sandbox every writer is dead by now; without one, a daemon may hold the pipe
+        if self.is_alive() or self.size > REPORT_MAX_BYTES:
+            return None
+        return b"".join(self.chunks)
+
+
+def _exit_code(status: bytes) -> int | None:
+    """The sandboxed command's exit status from bwrap's --json-status-fd lines; None: it never ran (no sandbox)."""
+    for line in status.decode("utf-8", "replace").splitlines():
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("exit-code"), int):
+            code = data["exit-code"]
+            return -(code - 128) if 128 < code < 128 + 65 else code  # bwrap reports a signal N as 128 + N
+    return None
+
+
+def run_sandboxed(
+    cmd: list[str],
+    box: sandbox.Box | None,
+    *,
+    cwd: Path,
+    timeout: float,
+    log: Path,
+    report: bool = False,
+    max_output_bytes: int | None = None,
+    tail_bytes: int = 4000,
+    policy: sandbox.Policy | None = None,
+) -> Completed:
+    """Runs untrusted `cmd` in `box` (without a sandbox, under --no-sandbox: in `cwd` with `box.env`). With `report`,
+    every REPORT in `cmd` names the write end of a pipe whose content comes back in Completed.report. Raises
+    sandbox.SandboxError when bwrap could not start the program (not the student's fault)."""
+    policy = policy or sandbox.current()
+    fds: list[int] = []
+    reader = None
+    if report:
+        r, w = os.pipe()
+        fds.append(w)
+        if policy.enabled and policy.uid is not None and os.geteuid() == 0:
+            os.fchown(w, policy.uid, policy.uid)  # the sandbox's user opens /dev/fd/N again, as GoogleTest does
+        cmd = [a.replace(REPORT, f"/dev/fd/{w}") for a in cmd]
+        reader = _Reader(r)
+        reader.start()
+    status_r, program = None, Path(cmd[0]).name if cmd else "?"
+    try:
+        if policy.enabled and box is not None:
+            status_r, status_w = os.pipe()
+            fds.append(status_w)
+            cmd = sandbox.command(box, cmd, policy, status_w)
+            c = run(
+                cmd,
+                cwd=cwd,
+                timeout=timeout,
+                env={"PATH": "/usr/bin:/bin"},
+                log=log,
+                tail_bytes=tail_bytes,
+                pass_fds=tuple(fds),
+                user=policy.uid,
+            )
+        else:
+            c = run(
+                cmd,
+                cwd=cwd,
+                timeout=timeout,
+                env=box.env if box else None,
+                log=log,
+                max_output_bytes=max_output_bytes,
+                tail_bytes=tail_bytes,
+                pass_fds=tuple(fds),
+            )
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if status_r is not None:
+        with os.fdopen(status_r, "rb") as f:
+            code = _exit_code(f.read())
+        if code is None and not c.timed_out:
+            raise sandbox.SandboxError(f"the sandbox could not start {program}: {c.output_tail.strip()[-500:]}")
+        c.returncode = None if c.timed_out else code
+    if reader is not None:
+        c.report = reader.data()
+    return c
+
+
+def _flat(obj: object, nested: dict[str, tuple[type, ...]]) -> bool:
+    """`obj` is an object whose values are scalars, except the keys of `nested` (with those container types)."""
+    if not isinstance(obj, dict):
+        return False
+    return all(isinstance(v, nested[k]) if k in nested else not isinstance(v, (dict, list)) for k, v in obj.items())
+
+
+def _gtest_shaped(doc: object) -> bool:
+    """GoogleTest's report has containers only at testsuites[] / testsuite[] / failures[] (and skipped). Text
+    written before and after GoogleTest's own document can only wrap it in a container somewhere else."""
+    if not _flat(doc, {"testsuites": (list,)}):
+        return False
+    for suite in doc.get("testsuites", []):
+        if not _flat(suite, {"testsuite": (list,)}):
+            return False
+        for case in suite.get("testsuite", []):
+            if not _flat(case, {"failures": (list,), "skipped": (list, dict)}):
+                return False
+            skipped = case.get("skipped", [])
+            if not all(
+                _flat(x, {}) for x in case.get("failures", []) + (skipped if isinstance(skipped, list) else [skipped])
+            ):
+                return False
+    return True
+
+
+def split_report(data: bytes | None) -> tuple[str | None, bool]:
+    """(the one JSON document written to the report pipe, or None; tampered: something besides it was written)."""
+    text = (data or b"").decode("utf-8", "replace").strip()
+    if not text:
+        return None, False
+    try:
+        doc, end = json.JSONDecoder().raw_decode(text)
+    except ValueError:
+        return None, False  # cut short: the process died while writing
+    if text[end:].strip() or not _gtest_shaped(doc):
+        return None, True
+    return text, False
+
+
+def run_gtest(
+    exe: Path,
+    gtest_filter: str,
+    *,
+    workdir: Path,
+    timeout: float,
+    env: dict[str, str],
+    max_output_bytes: int | None,
+    devices: tuple[str, ...] = (),
+    read_only: tuple[Path, ...] = (),
+    prefix: tuple[str, ...] = (),
+    policy: sandbox.Policy | None = None,
+):
+    """Runs one GoogleTest executable (after `prefix`, e.g. compute-sanitizer) in the test sandbox, which reads `exe`
+    and `read_only`, writes only a private run folder (at `workdir`, which keeps output.log and the report outside
+    it) and sees `devices`. Verdicts come from its report only: a gtest.GTestRun."""
+    from . import gtest  # (gtest imports this module)
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    report = workdir / "report.json"
+    report.unlink(missing_ok=True)
+    cmd = [*prefix, str(exe), f"--gtest_filter={gtest_filter}", f"--gtest_output=json:{REPORT}", "--gtest_color=no"]
+    box = sandbox.run_box(
+        exe,
+        workdir,
+        env,
+        sandbox.run_limits(timeout, max_output_bytes, bool(devices)),
+        devices,
+        read_only + sandbox.tool_roots(list(prefix[:1])),
+    )
+    c = run_sandboxed(
+        cmd,
+        box,
+        cwd=workdir,
+        timeout=timeout,
+        log=workdir / "output.log",
+        report=True,
+        max_output_bytes=max_output_bytes,
+        policy=policy,
+    )
+    if c.timed_out:
+        return gtest.GTestRun(False, [], describe_exit(c, timeout), c)
+    text, c.tampered = split_report(c.report)
+    if c.tampered:
+        return gtest.GTestRun(
+            False,
+            [],
+            "something besides GoogleTest wrote to the test report (a static "
+            "initializer or destructor, an exit handler, a thread or a child process?): the "
+            "report is not trusted",
+            c,
+        )
+    cases = None
+    if text is not None:
+        report.write_text(text, encoding="utf-8")
+        cases = gtest.read_report(report)
+    if cases is None:
+        return gtest.GTestRun(False, [], describe_exit(c, timeout), c)
+    if c.returncode not in (0, 1):
+        return gtest.GTestRun(False, cases, describe_exit(c, timeout), c)
+    return gtest.GTestRun(True, cases, "", c)
 
 
 def describe_exit(c: Completed, timeout: float) -> str:

@@ -1,10 +1,11 @@
 """Anti-cheat checks on the student's source (before building) and on the built executable (after linking).
 
-Source level: comments and string/character literals are removed (with C++ raw strings and line splices handled),
-then every identifier and every #include is compared with the lists in grader/course.toml. Preprocessor tricks
-that could assemble a forbidden name (token pasting '##', a computed '#include MACRO', digraph '%:') are rejected
-too. Quoted includes may only name the lab's interface header (its manifest's `interface`, no path), so a submission
-cannot pull in a reference solution or any other file by path.
+The rule on what a lab file may call or define is symbol-level, on the compiled objects (symbols.py). This source scan
+only rejects the clear cases early, with a friendlier message, and must never reject honest code: an include of a
+CUDA library or of the device-algorithm libraries (whose device code no symbol table shows: Thrust, CUB, CUTLASS),
+their identifiers and namespaces, and includes that could pull in another file (only the lab's interface header may
+be included with quotes, no path, no computed '#include MACRO'). Comments and string/character literals are removed
+first (with C++ raw strings and line splices handled); digraphs ('%:include') and '#import' count as includes.
 Link level: the NEEDED entries of the executable (readelf -d, else ldd) must not name a forbidden library, and the
 build tree must not compile anything from solutions/ into the lab's targets.
 """
@@ -20,27 +21,20 @@ from .manifest import Lab
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-# Identifier prefixes of the CUDA libraries (a student could declare a library function without its header).
-LIBRARY_PREFIXES = ("cublas", "CUBLAS_", "cusparse", "CUSPARSE_", "cusolver", "CUSOLVER_", "curand", "CURAND_",
-                    "cufft", "CUFFT_", "cudnn", "CUDNN_", "nvrtc", "NVRTC_", "npp", "nvjitlink")
+# Identifiers of the CUDA libraries' APIs (a student could declare a library function without its header; the symbol
+# rules reject the call too, this names the library): the prefix, then a capital, digit or '_' (cublasSgemm,
+# CURAND_STATUS_SUCCESS, curand_init, nppiAdd_32f_C1R, Npp32f), so that a variable named 'npp' or 'curandom' passes.
+_LIBRARY_IDENT = re.compile(
+    r"(?:cublas|cusparse|cusolver|curand|cufft|cudnn|nvrtc|nvJitLink|nvjitlink)[A-Z0-9_]"
+    r"|(?:CUBLAS|CUSPARSE|CUSOLVER|CURAND|CUFFT|CUDNN|NVRTC)_|npp[isc]?[A-Z]|Npp[0-9A-Z]"
+)
 # Namespaces of device-algorithm libraries: 'thrust::', 'cub::' ...
 LIBRARY_NAMESPACES = ("thrust", "cub", "cute", "cutlass", "nvcuda")
 
 
-def baseline_functions(labs: tuple[Lab, ...]) -> set[str]:
-    """Names of the baselines the perf tests time against (each lab's manifest `baselines`, linked into the same
-    program): calling one instead of writing the kernel would pass correctness, so they are forbidden in every lab
-    file."""
-    names: set[str] = set()
-    for path in sorted({lab.dir / name for lab in labs for name in lab.baselines}):
-        text = strip_code(path.read_text(errors="replace"))
-        names.update(re.findall(r"^\s*(?:template\s*<[^>]*>\s*)?(?:__global__\s+)?void\s+([A-Za-z_]\w*)\s*\(",
-                                text, re.M))
-    return names
-
-
-def strip_code(text: str) -> str:
-    """Replaces comments and string/char literals by spaces (newlines kept), after joining spliced lines."""
+def strip_code(text: str, comments_only: bool = False) -> str:
+    """Replaces comments and string/char literals by spaces (newlines kept), after joining spliced lines;
+    comments_only: the literals stay (an include's path is a string literal)."""
     text = text.replace("\\\r\n", "").replace("\\\n", "")
     out = []
     i, n = 0, len(text)
@@ -56,13 +50,16 @@ def strip_code(text: str) -> str:
             j = n if j < 0 else j + 2
             out.append(re.sub(r"[^\n]", " ", text[i:j]) or " ")
             i = j
-        elif c == "R" and i + 1 < n and text[i + 1] == '"' and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
-                                                              or text[i - 1] in "uU8L"):
+        elif (
+            c == "R"
+            and text.startswith('R"', i)
+            and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_") or text[i - 1] in "uU8L")
+        ):
             m = re.match(r'R"([^ ()\\\t\n]{0,16})\(', text[i:])
             if m:
                 end = text.find(")" + m.group(1) + '"', i + m.end())
                 end = n if end < 0 else end + len(m.group(1)) + 2
-                out.append('""' + re.sub(r"[^\n]", " ", text[i:end])[2:])
+                out.append(text[i:end] if comments_only else '""' + re.sub(r"[^\n]", " ", text[i:end])[2:])
                 i = end
             else:
                 out.append(c)
@@ -75,7 +72,7 @@ def strip_code(text: str) -> str:
             j = i + 1
             while j < n and text[j] != c and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
-            out.append(c + " " * max(0, min(j, n) - i - 1) + c)
+            out.append(text[i : min(j + 1, n)] if comments_only else c + " " * max(0, min(j, n) - i - 1) + c)
             i = min(j + 1, n)
         else:
             out.append(c)
@@ -84,10 +81,11 @@ def strip_code(text: str) -> str:
 
 
 def _includes(text: str) -> list[tuple[int, str, str]]:
-    """(line, delimiter, path) of every #include in the raw text (literals must be read before stripping)."""
+    """(line, delimiter, path) of every #include (also #include_next, #import and the digraph %:), read with the
+    comments removed ('#/**/include' is an include) and the literals kept (a quoted path is one)."""
     found = []
-    for number, line in enumerate(text.replace("\\\n", "").splitlines(), 1):
-        m = re.match(r"\s*#\s*include(?:_next)?\s*(.*)", line)
+    for number, line in enumerate(strip_code(text, comments_only=True).splitlines(), 1):
+        m = re.match(r"\s*(?:#|%:)\s*(?:include(?:_next)?|import)\b\s*(.*)", line)
         if m:
             rest = m.group(1).strip()
             inc = re.match(r'(<)([^>]*)>|(")([^"]*)"', rest)
@@ -98,13 +96,11 @@ def _includes(text: str) -> list[tuple[int, str, str]]:
     return found
 
 
-def scan_source(name: str, text: str, lab: Lab, rules: AntiCheat, baselines: set[str] = frozenset()) -> list[str]:
-    """Problems found in one lab file, as 'file:line: message' (empty: accepted)."""
+def scan_source(name: str, text: str, lab: Lab, rules: AntiCheat) -> list[str]:
+    """Clear cases found in one lab file, as 'file:line: message' (empty: on to the build and the symbol rules)."""
     allow = set(lab.allow)
     own = lab.interface
     problems: list[str] = []
-    stripped = strip_code(text)
-    code_lines = stripped.splitlines()
 
     for number, delim, path in _includes(text):
         where = f"{name}:{number}"
@@ -118,48 +114,39 @@ def scan_source(name: str, text: str, lab: Lab, rules: AntiCheat, baselines: set
             continue
         if delim == '"':
             if path != own:
-                problems.append(f"{where}: '#include \"{path}\"': only the lab's interface header \"{own}\" may be "
-                                f"included with quotes")
+                problems.append(
+                    f'{where}: \'#include "{path}"\': only the lab\'s interface header "{own}" may be '
+                    f"included with quotes"
+                )
             continue
         for bad in rules.forbidden_includes:
             if path.startswith(bad) and bad not in allow:
-                problems.append(f"{where}: '#include <{path}>' is not allowed in this course (write the kernel "
-                                f"yourself)")
+                problems.append(
+                    f"{where}: '#include <{path}>' is a library this course does not allow (write the "
+                    f"kernel yourself)"
+                )
                 break
 
-    for number, line in enumerate(code_lines, 1):
-        where = f"{name}:{number}"
-        if "##" in line:
-            problems.append(f"{where}: token pasting '##' is not allowed")
-        if "%:" in line or "??=" in line:
-            problems.append(f"{where}: digraphs and trigraphs are not allowed")
-        if re.match(r"\s*#\s*include", line):
+    for number, line in enumerate(strip_code(text).splitlines(), 1):
+        if re.match(r"\s*(?:#|%:)\s*(?:include|import)", line):
             continue  # checked above, by path
         for m in _IDENT.finditer(line):
             word = m.group(0)
             if word in allow:
                 continue
-            if word in rules.forbidden_identifiers:
-                problems.append(f"{where}: '{word}' is not allowed in this course")
-            elif word.startswith(LIBRARY_PREFIXES):
-                problems.append(f"{where}: '{word}' belongs to a CUDA library; write the kernel yourself")
-            elif word in LIBRARY_NAMESPACES and line[m.end():].lstrip().startswith("::"):
-                problems.append(f"{where}: '{word}::' is a library namespace; write the kernel yourself")
-            elif word in baselines:
-                problems.append(f"{where}: '{word}' is the grader's baseline; write your own kernel")
-            elif word in rules.forbidden_calls:
-                before = line[: m.start()].rstrip()
-                after = line[m.end():].lstrip()
-                if after.startswith("(") and not before.endswith((".", "->")) and not re.search(r"\b(?:int|void|bool|auto|float|double|char|long)\s*$", before):
-                    problems.append(f"{where}: calling '{word}()' is not allowed in this course")
+            if _LIBRARY_IDENT.match(word):
+                problems.append(f"{name}:{number}: '{word}' belongs to a CUDA library; write the kernel yourself")
+            elif word in LIBRARY_NAMESPACES and line[m.end() :].lstrip().startswith("::"):
+                problems.append(f"{name}:{number}: '{word}::' is a library namespace; write the kernel yourself")
     return problems
 
 
 def needed_libraries(executable: Path) -> list[str]:
     """The shared libraries an executable depends on (NEEDED entries)."""
     if shutil.which("readelf"):
-        out = subprocess.run(["readelf", "-d", str(executable)], capture_output=True, text=True, errors="replace",
-                             timeout=60).stdout
+        out = subprocess.run(
+            ["readelf", "-d", str(executable)], capture_output=True, text=True, errors="replace", timeout=60
+        ).stdout
         return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
     out = subprocess.run(["ldd", str(executable)], capture_output=True, text=True, errors="replace", timeout=60).stdout
     return [line.split()[0] for line in out.splitlines() if line.strip()]
@@ -200,7 +187,12 @@ def solution_inputs(build_tree: Path, solutions_dir: Path) -> list[str]:
                 hits.append(f"build.ninja: a {rule} step reads {needle}")
                 break
     if shutil.which("ninja"):
-        out = subprocess.run(["ninja", "-C", str(build_tree), "-t", "deps"], capture_output=True, text=True,
-                             errors="replace", timeout=120).stdout
+        out = subprocess.run(
+            ["ninja", "-C", str(build_tree), "-t", "deps"],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=120,
+        ).stdout
         hits += sorted({line.strip() for line in out.splitlines() if needle in line})[:5]
     return hits

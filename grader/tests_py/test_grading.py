@@ -7,13 +7,16 @@ from pathlib import Path
 from helpers import COURSE, CORRECT, LAB01, TempDirTest
 from test_gtest import fake_gtest, report
 
-from course_grader import diagnostics, gtest, intake, lab_grader
+from course_grader import diagnostics, gtest, intake, lab_grader, sandbox
 from course_grader.build_tree import Program
 from course_grader.grading import Options
 
 COURSE_FAST = dataclasses.replace(COURSE, limits=dataclasses.replace(COURSE.limits, test_seconds=2))
 PERF_SUITE, PERF_CASE = LAB01.perf[0].test.split(".")
-CORRECTNESS = [("MatAdd", "MatchesReference/1x1", "passed", [], {}), ("MatAdd", "MatchesReference/31x33", "passed", [], {})]
+CORRECTNESS = [
+    ("MatAdd", "MatchesReference/1x1", "passed", [], {}),
+    ("MatAdd", "MatchesReference/31x33", "passed", [], {}),
+]
 
 
 def perf_case(ratio, threshold=0.7, extra_failure=None, result_check="pass", props=None):
@@ -25,12 +28,23 @@ def perf_case(ratio, threshold=0.7, extra_failure=None, result_check="pass", pro
         failures.append("C[7] = 0 expected 1.5 (after timing)")
     if extra_failure:
         failures.append(extra_failure)
-    recorded = {"metric": "bw/copy", "ratio": f"{ratio:.6f}", "threshold": f"{threshold:.6f}",
-                "threshold_section": "gpu.nvidia_h200", "device": "NVIDIA H200", "result_check": result_check,
-                "verdict": verdict}
+    recorded = {
+        "metric": "bw/copy",
+        "ratio": f"{ratio:.6f}",
+        "threshold": f"{threshold:.6f}",
+        "threshold_section": "gpu.nvidia_h200",
+        "device": "NVIDIA H200",
+        "result_check": result_check,
+        "verdict": verdict,
+    }
     recorded.update(props or {})
-    return (PERF_SUITE, PERF_CASE, "failed" if failures else "passed", failures,
-            {k: v for k, v in recorded.items() if v is not None})
+    return (
+        PERF_SUITE,
+        PERF_CASE,
+        "failed" if failures else "passed",
+        failures,
+        {k: v for k, v in recorded.items() if v is not None},
+    )
 
 
 class FakeTree:
@@ -60,16 +74,31 @@ class FakeTree:
             elif behaviour == "hang":
                 body = "while True: pass\n"
             else:
-                cases = [c if behaviour == "pass" or i else (c[0], c[1], "failed", [f"{self.student_dir}/01_matadd/matadd.cu:9: C[3] = 1 expected 2"], {})
-                         for i, c in enumerate(CORRECTNESS)]
-                perf = [report([perf_case(r, extra_failure=spec.get("perf_failure"),
-                                          result_check=spec.get("result_check", "pass"), props=spec.get("props"))])
-                        for r in spec.get("perf", [1])]
-                body = (f"cases = {report(cases)!r}\nperf = {perf!r}\n"
-                        f"if 'Perf' in args['--gtest_filter'] and not args['--gtest_filter'].startswith('-'):\n"
-                        f"    n = int(open({str(counter)!r}).read()); open({str(counter)!r}, 'w').write(str(n + 1))\n"
-                        f"    cases = perf[min(n, len(perf) - 1)]\n"
-                        f"json.dump(cases, open(report, 'w'))\n")
+                wrong = f"{self.student_dir}/01_matadd/matadd.cu:9: C[3] = 1 expected 2"
+                cases = [
+                    c if behaviour == "pass" or i else (c[0], c[1], "failed", [wrong], {})
+                    for i, c in enumerate(CORRECTNESS)
+                ]
+                perf = [
+                    report(
+                        [
+                            perf_case(
+                                r,
+                                extra_failure=spec.get("perf_failure"),
+                                result_check=spec.get("result_check", "pass"),
+                                props=spec.get("props"),
+                            )
+                        ]
+                    )
+                    for r in spec.get("perf", [1])
+                ]
+                body = (
+                    f"cases = {report(cases)!r}\nperf = {perf!r}\n"
+                    f"if 'Perf' in args['--gtest_filter'] and not args['--gtest_filter'].startswith('-'):\n"
+                    f"    n = int(open({str(counter)!r}).read()); open({str(counter)!r}, 'w').write(str(n + 1))\n"
+                    f"    cases = perf[min(n, len(perf) - 1)]\n"
+                    f"json.dump(cases, open(report, 'w'))\n"
+                )
             fake_gtest(p.path, body)
         return True, ""
 
@@ -82,6 +111,14 @@ def submission(spec: dict | None, name="s", data: bytes | None = None):
 
 
 class Verdicts(TempDirTest):
+    def setUp(self):
+        super().setUp()
+        self._policy = sandbox.use(sandbox.Policy(False))  # the fake programs keep a counter in the tree
+
+    def tearDown(self):
+        sandbox.use(self._policy)
+        super().tearDown()
+
     def grade(self, spec, backend="cpu", data=None):
         opts = Options(backend=backend, gpus=("0",) if backend == "gpu" else ())
         g = lab_grader.LabGrader(COURSE_FAST, opts, self.tmp, "SECRETSEED")
@@ -139,7 +176,7 @@ class Verdicts(TempDirTest):
         self.assertEqual(r.verdict, "perf-error")  # recorded a pass, yet failed: another check failed
         self.assertIn("failed a check during the perf test", r.message)
         r = self.grade({"perf": [0.2], "perf_failure": "some other text"}, "gpu")
-        self.assertEqual(r.verdict, "slow")        # recorded result_check pass, verdict fail: just slow
+        self.assertEqual(r.verdict, "slow")  # recorded result_check pass, verdict fail: just slow
         for missing in ("result_check", "verdict", "ratio", "threshold"):
             r = self.grade({"perf": [0.9], "props": {missing: None}}, "gpu")
             self.assertEqual(r.verdict, "perf-error", missing)
@@ -150,8 +187,14 @@ class Verdicts(TempDirTest):
         self.assertEqual(r.verdict, "perf-error")
 
     def test_perf_that_fails_without_recording(self):
-        r = self.grade({"perf": [0.9], "props": {k: None for k in ("ratio", "threshold", "result_check", "verdict")},
-                        "perf_failure": "CUDA error: out of memory"}, "gpu")
+        r = self.grade(
+            {
+                "perf": [0.9],
+                "props": {k: None for k in ("ratio", "threshold", "result_check", "verdict")},
+                "perf_failure": "CUDA error: out of memory",
+            },
+            "gpu",
+        )
         self.assertEqual(r.verdict, "perf-error")
         self.assertIn("failed before measuring", r.message)
 
@@ -189,11 +232,19 @@ class Verdicts(TempDirTest):
 
 class Findings(unittest.TestCase):
     def test_cpu_backend_diagnoses_are_listed(self):
-        c = gtest.TestCase("A", "b", "failed", [
-            "x | [uninitialized-shared-read] 03_tiled_gemm/tiled_gemm.cu:26: thread (0,0)",
-            "  [race] tiled_gemm.cu:28: written by (1,0) (3 times)\n  [race] tiled_gemm.cu:28: again"], {})
-        self.assertEqual(diagnostics.findings([c]),
-                         "uninitialized-shared-read at tiled_gemm.cu:26, race at tiled_gemm.cu:28")
+        c = gtest.TestCase(
+            "A",
+            "b",
+            "failed",
+            [
+                "x | [uninitialized-shared-read] 03_tiled_gemm/tiled_gemm.cu:26: thread (0,0)",
+                "  [race] tiled_gemm.cu:28: written by (1,0) (3 times)\n  [race] tiled_gemm.cu:28: again",
+            ],
+            {},
+        )
+        self.assertEqual(
+            diagnostics.findings([c]), "uninitialized-shared-read at tiled_gemm.cu:26, race at tiled_gemm.cu:28"
+        )
 
 
 if __name__ == "__main__":

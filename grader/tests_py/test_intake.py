@@ -18,7 +18,7 @@ def make_zip(path: Path, members: dict, symlinks: dict = {}):
             zf.writestr(name, data)
         for name, target in symlinks.items():
             info = zipfile.ZipInfo(name)
-            info.external_attr = (0o120777 << 16)
+            info.external_attr = 0o120777 << 16
             zf.writestr(info, target)
 
 
@@ -97,6 +97,27 @@ class Layouts(TempDirTest):
         self.assertEqual(sub.student, "alice")
         self.assertIn("duplicate", sub.problem)
 
+    def test_names_that_sanitise_alike_get_unique_ids(self):
+        self.write("anna_lee/matadd.cu")
+        self.write("Anna Lee/matadd.cu")
+        make_zip(self.tmp / "input" / "anna lee.zip", {"matadd.cu": CORRECT})
+        subs, _ = self.discover()
+        self.assertEqual(
+            [(s.source, s.student, s.problem) for s in subs],
+            [("Anna Lee", "anna_lee", ""), ("anna lee.zip", "anna_lee-2", ""), ("anna_lee", "anna_lee-3", "")],
+        )
+        for s in subs:
+            self.assertEqual(s.labs["01"].files, {"matadd.cu": CORRECT})
+        self.assertIn("graded as 'anna_lee-3' (Anna Lee, anna lee gives the same name)", subs[2].notes)
+
+    def test_unique_ids_are_stable_by_sorted_name(self):
+        self.assertEqual(
+            intake.unique_ids(["anna_lee", "Anna Lee"]), {"Anna Lee": "anna_lee", "anna_lee": "anna_lee-2"}
+        )
+        self.assertEqual(intake.unique_ids(["b", "a-2", "a", "A"]), {"A": "a", "a": "a-2", "a-2": "a-2-2", "b": "b"})
+        self.assertEqual(intake.student_id("Jörg Müller.tar.gz"), "j_rg_m_ller")
+        self.assertEqual(intake.student_id("..."), "student")
+
     def test_non_utf8_student_name(self):
         os.mkdir(os.path.join(os.fsencode(self.tmp / "input"), b"j\xf6rg"))
         with open(os.path.join(os.fsencode(self.tmp / "input"), b"j\xf6rg", b"matadd.cu"), "wb") as f:
@@ -143,11 +164,19 @@ class Archives(TempDirTest):
         self.assertEqual(self.read("b.tar.gz").labs["01"].files, {"matadd.cu": CORRECT})
 
     def test_dotdot_absolute_and_symlink_members_rejected(self):
-        make_zip(self.tmp / "input" / "z.zip", {"../matadd.cu": CORRECT, "/tmp/matadd.cu": CORRECT},
-                 symlinks={"01_matadd/matadd.cu": "/etc/passwd"})
-        make_tar(self.tmp / "input" / "t.tar.gz", {"../../matadd.cu": CORRECT, "/abs/matadd.cu": CORRECT},
-                 links=[("01_matadd/matadd.cu", tarfile.SYMTYPE, "/etc/passwd"),
-                        ("x/matadd.cu", tarfile.LNKTYPE, "/etc/passwd")])
+        make_zip(
+            self.tmp / "input" / "z.zip",
+            {"../matadd.cu": CORRECT, "/tmp/matadd.cu": CORRECT},
+            symlinks={"01_matadd/matadd.cu": "/etc/passwd"},
+        )
+        make_tar(
+            self.tmp / "input" / "t.tar.gz",
+            {"../../matadd.cu": CORRECT, "/abs/matadd.cu": CORRECT},
+            links=[
+                ("01_matadd/matadd.cu", tarfile.SYMTYPE, "/etc/passwd"),
+                ("x/matadd.cu", tarfile.LNKTYPE, "/etc/passwd"),
+            ],
+        )
         for name in ("z.zip", "t.tar.gz"):
             sub = self.read(name)
             self.assertEqual(sub.problem, "")
@@ -172,11 +201,14 @@ class Archives(TempDirTest):
         make_zip(self.tmp / "input" / "a.zip", {"01_matadd/matadd.cu": CORRECT, "../../evil.sh": b"rm -rf"})
         sub = self.read("a.zip")
         root = intake.stage(sub, LAB01, self.tmp / "out")
-        self.assertEqual(sorted(p.relative_to(self.tmp / "out").as_posix() for p in (self.tmp / "out").rglob("*")
-                                if p.is_file()), ["s/01_matadd/matadd.cu"])
+        self.assertEqual(
+            sorted(p.relative_to(self.tmp / "out").as_posix() for p in (self.tmp / "out").rglob("*") if p.is_file()),
+            ["s/01_matadd/matadd.cu"],
+        )
         self.assertEqual(root, self.tmp / "out" / "s")
 
 
 if __name__ == "__main__":
     import unittest
+
     unittest.main()

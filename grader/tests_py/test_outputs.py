@@ -8,7 +8,7 @@ from contextlib import redirect_stderr
 
 from helpers import COURSE, CORRECT, LAB01, LAB03, TempDirTest
 
-from course_grader import cli, intake, report, verdicts
+from course_grader import cli, intake, report, sandbox, verdicts
 
 LABS = (LAB01, LAB03)
 
@@ -28,8 +28,9 @@ class Outputs(TempDirTest):
         report.write_csv(results(), self.tmp / "c.csv")
         rows = list(csv.DictReader((self.tmp / "c.csv").read_text(encoding="utf-8").splitlines()))
         self.assertEqual(list(rows[0]), report.CSV_FIELDS)
-        self.assertEqual((rows[0]["student"], rows[0]["lab"], rows[0]["ratio"], rows[0]["score"]),
-                         ("alice", "lab01", "0.800", "10"))
+        self.assertEqual(
+            (rows[0]["student"], rows[0]["lab"], rows[0]["ratio"], rows[0]["score"]), ("alice", "lab01", "0.800", "10")
+        )
         self.assertNotIn("\n", rows[2]["message"])
 
     def test_results_json(self):
@@ -77,15 +78,19 @@ class CommandLine(TempDirTest):
 
     def grade(self, *args):
         err = io.StringIO()
-        with redirect_stderr(err):
-            rc = cli.main([*map(str, args), "--backend", "cpu", "--quiet", "--labs", "01"])
+        previous = sandbox.use(None)  # the command sets the process's sandbox policy
+        try:
+            with redirect_stderr(err):
+                rc = cli.main([*map(str, args), "--backend", "cpu", "--quiet", "--labs", "01"])
+        finally:
+            sandbox.use(previous)
         return rc, err.getvalue()
 
     def test_bad_inputs_end_to_end(self):
         sub = self.tmp / "input"
         sub.mkdir()
         (sub / "alice").mkdir()
-        (sub / "alice" / "matadd.cu").write_bytes(b'#include <cublas_v2.h>\n')
+        (sub / "alice" / "matadd.cu").write_bytes(b"#include <cublas_v2.h>\n")
         with zipfile.ZipFile(sub / "alice.zip", "w") as zf:
             zf.writestr("matadd.cu", CORRECT)
         with zipfile.ZipFile(sub / "evil.zip", "w") as zf:
@@ -119,6 +124,29 @@ class CommandLine(TempDirTest):
         self.assertEqual(rc, 0)
         self.assertIn("holds no submission", err)
         self.assertTrue((self.tmp / "out" / "summary.md").is_file())
+
+    def test_without_bubblewrap_grading_refuses_unless_no_sandbox(self):
+        sub = self.tmp / "input"
+        (sub / "alice").mkdir(parents=True)
+        (sub / "alice" / "matadd.cu").write_bytes(b"#include <cublas_v2.h>\n")
+        which = sandbox.shutil.which
+        sandbox.shutil.which = lambda name, *a, **k: None if name == "bwrap" else which(name, *a, **k)
+        try:
+            rc, err = self.grade(sub, "--out", self.tmp / "out")
+            self.assertEqual(rc, 2)
+            self.assertIn("sudo apt-get install bubblewrap", err)
+            self.assertIn("--no-sandbox", err)
+            self.assertFalse((self.tmp / "out" / "class.csv").exists())
+            rc, err = self.grade(sub, "--out", self.tmp / "out", "--no-sandbox")
+        finally:
+            sandbox.shutil.which = which
+        self.assertEqual(rc, 0, err)
+        out = self.tmp / "out"
+        rows = list(csv.DictReader((out / "class.csv").read_text().splitlines()))
+        self.assertEqual({r["sandbox"] for r in rows}, {sandbox.Policy(False).note})
+        self.assertIn("**OFF (--no-sandbox)", (out / "summary.md").read_text())
+        data = json.loads((out / "results" / "alice" / "results.json").read_text())
+        self.assertEqual(data["extra_data"], {"sandbox": sandbox.Policy(False).note})
 
     def test_usage_errors(self):
         (self.tmp / "input").mkdir()

@@ -1,4 +1,6 @@
-"""Forbidden-library scan (source level) and link-level checks."""
+"""The source scan's clear cases (libraries, includes of other files) and the link-level checks. What a lab file may
+call or define is decided on its compiled objects (test_symbols.py): the scan must not reject honest code."""
+import dataclasses
 import unittest
 
 from helpers import COURSE, CORRECT, LAB01, LAB03
@@ -6,11 +8,10 @@ from helpers import COURSE, CORRECT, LAB01, LAB03
 from course_grader import config, samples, scan
 
 RULES = COURSE.anticheat
-BASELINES = scan.baseline_functions(COURSE.labs)
 
 
 def problems(text, lab=LAB01):
-    return scan.scan_source("matadd.cu", text, lab, RULES, BASELINES)
+    return scan.scan_source("matadd.cu", text, lab, RULES)
 
 
 class StripCode(unittest.TestCase):
@@ -26,12 +27,15 @@ class StripCode(unittest.TestCase):
     def test_line_splice_joins_identifiers(self):
         self.assertIn("getenv", scan.strip_code("get\\\nenv"))
 
+    def test_comments_only_keeps_literals(self):
+        self.assertEqual(scan.strip_code('#/**/include "x.h" // y', comments_only=True), '#    include "x.h"  ')
+
 
 class SourceScan(unittest.TestCase):
     def test_samples(self):
         self.assertEqual(problems(CORRECT.decode()), [])
         racy = samples.source("racy", COURSE.labs)
-        self.assertEqual(scan.scan_source("tiled_gemm.cu", racy, LAB03, RULES, BASELINES), [])
+        self.assertEqual(scan.scan_source("tiled_gemm.cu", racy, LAB03, RULES), [])
         forbidden = samples.source("forbidden", COURSE.labs)
         self.assertTrue(any("cublas" in p for p in problems(forbidden)))
 
@@ -41,43 +45,72 @@ class SourceScan(unittest.TestCase):
                 for name in lab.files:
                     path = config.REPO_ROOT / top / lab.folder / name
                     if path.is_file():
-                        self.assertEqual(scan.scan_source(name, path.read_text(), lab, RULES, BASELINES), [],
-                                         str(path))
+                        self.assertEqual(scan.scan_source(name, path.read_text(), lab, RULES), [], str(path))
 
     def test_forbidden_includes(self):
-        for inc in ("<cublas_v2.h>", "<thrust/reduce.h>", "<cub/cub.cuh>", "<curand_kernel.h>", "<cufft.h>",
-                    "<gtest/gtest.h>", "<fstream>", "<dlfcn.h>", '"../../solutions/01_matadd/matadd.cu"',
-                    '"/work/main/solutions/01_matadd/matadd.cu"', '"lab02_baselines.h"', '"helper.h"', "MACRO"):
+        for inc in (
+            "<cublas_v2.h>",
+            "<thrust/reduce.h>",
+            "<cub/cub.cuh>",
+            "<curand_kernel.h>",
+            "<cufft.h>",
+            "<gtest/gtest.h>",
+            '"../../solutions/01_matadd/matadd.cu"',
+            '"/work/main/solutions/01_matadd/matadd.cu"',
+            '"lab02_baselines.h"',
+            '"helper.h"',
+            "MACRO",
+        ):
             self.assertTrue(problems(f"#include {inc}\n"), inc)
         self.assertEqual(problems('#include "lab01_matadd.h"\n#include <cstdio>\n#include <cuda_runtime.h>\n'), [])
 
-    def test_identifiers_in_code_only(self):
-        self.assertEqual(problems('// cublasSgemm getenv\nconst char* s = "thrust::sort fopen";\n'), [])
-        for code in ("cublasSgemm(h);", "thrust::sort(a, a + n);", "cub::DeviceReduce::Sum();",
-                     "cudaLaunchHostFunc(s, f, 0);", "asm(\"trap;\");", "getenv(\"COURSE_SEED\");",
-                     "FILE* f = fopen(\"x\", \"w\");", "system(\"ls\");", "exit(0);",
-                     "uncoalesced_gemm(a, b, c, m, n, k, s);", "unpadded_gemm_kernel<<<1, 1>>>();",
-                     "__attribute__((constructor)) void f() {}", "#define CAT(a, b) a##b",
-                     "::testing::Test::RecordProperty(\"ratio\", \"9\");", "cudaMemcpy(c, a, n, k);"):
+    def test_include_spellings(self):
+        for line in (
+            "#/* x */include <cub/cub.cuh>",
+            "%:include <thrust/sort.h>",
+            "#import <cublas_v2.h>",
+            "#  include_next <cufft.h>",
+            "#inc\\\nlude <cub/cub.cuh>",
+        ):
+            self.assertTrue(problems(line + "\n"), line)
+
+    def test_library_identifiers_in_code_only(self):
+        self.assertEqual(problems('// cublasSgemm thrust::sort\nconst char* s = "thrust::sort cub::";\n'), [])
+        for code in (
+            "cublasSgemm(h);",
+            "cublasHandle_t h;",
+            "CUBLAS_OP_N;",
+            "curand_init(1, 0, 0, &s);",
+            "nppiAdd_32f_C1R();",
+            "thrust::sort(a, a + n);",
+            "cub::DeviceReduce::Sum();",
+        ):
             self.assertTrue(problems(code + "\n"), code)
 
-    def test_every_labs_baselines_are_forbidden(self):
-        for lab in COURSE.labs:
-            for name in lab.baselines:
-                text = (lab.dir / name).read_text()
-                self.assertTrue(any(f"{b}(" in text for b in BASELINES), f"{lab.folder}/{name}")
-
-    def test_calls_vs_names(self):
-        self.assertEqual(problems("int write = 0; s.write(1); p->exit(); float remove;\n"), [])
-        self.assertTrue(problems("write(1, buf, 2);\n"))
+    def test_honest_code_passes(self):
+        """What the symbol rules decide, and names that only look like a library's, pass the scan."""
+        for code in (
+            "int npp = 0, curandom = 1, cublas = 2;",
+            "struct P { void open(); int write(int); };",
+            "void f() { open(); write(1); exit(0); system(); }",
+            "volatile float* p = nullptr;",
+            'getenv("COURSE_SEED");',
+            'asm volatile("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(p));',
+            "#define CAT(a, b) a##b",
+            "cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, 256, 0);",
+            "namespace cg = cooperative_groups; cg::this_thread_block().sync();",
+            "uncoalesced_gemm(a, b, c, m, n, k, s);",
+            "__attribute__((constructor)) void f() {}",
+        ):
+            self.assertEqual(problems(code + "\n"), [], code)
+        self.assertEqual(problems("#include <cooperative_groups.h>\n#include <cuda/barrier>\n#include <fstream>\n"), [])
 
     def test_allow_list_per_lab(self):
-        import dataclasses
-        lab = dataclasses.replace(LAB01, allow=("cudaMemcpy",))
-        self.assertEqual(scan.scan_source("matadd.cu", "cudaMemcpy(a, b, n, k);\n", lab, RULES), [])
+        lab = dataclasses.replace(LAB01, allow=("cublasSgemm", "thrust/sort.h"))
+        self.assertEqual(scan.scan_source("matadd.cu", "#include <thrust/sort.h>\ncublasSgemm(h);\n", lab, RULES), [])
 
     def test_line_numbers(self):
-        (p,) = problems("int x;\n\n  getenv(0);\n")
+        (p,) = problems("int x;\n\n  cublasSgemm(0);\n")
         self.assertTrue(p.startswith("matadd.cu:3:"), p)
 
 
@@ -88,12 +121,13 @@ class LinkScan(unittest.TestCase):
 
     def test_needed_libraries_of_a_real_binary(self):
         libs = scan.needed_libraries(__import__("pathlib").Path("/bin/ls"))
-        self.assertTrue(any(l.startswith("libc.so") for l in libs), libs)
+        self.assertTrue(any(lib.startswith("libc.so") for lib in libs), libs)
         self.assertEqual(scan.forbidden_links(libs, RULES), [])
 
     def test_solution_inputs(self):
         import tempfile
         from pathlib import Path
+
         with tempfile.TemporaryDirectory() as d:
             (Path(d) / "build.ninja").write_text(f"build x: CXX {config.REPO_ROOT}/solutions/01_matadd/matadd.cu\n")
             self.assertTrue(scan.solution_inputs(Path(d), config.REPO_ROOT / "solutions"))
@@ -101,8 +135,9 @@ class LinkScan(unittest.TestCase):
             self.assertEqual(scan.solution_inputs(Path(d), config.REPO_ROOT / "solutions"), [])
             # the configure step reads the solutions (to write the catalogue's mutants): not a build of them
             solution = config.REPO_ROOT / "solutions" / "01_matadd" / "matadd.cu"
-            (Path(d) / "build.ninja").write_text(f"build build.ninja: RERUN_CMAKE | {solution}\n"
-                                                 f"build {solution}: phony\n")
+            (Path(d) / "build.ninja").write_text(
+                f"build build.ninja: RERUN_CMAKE | {solution}\n" f"build {solution}: phony\n"
+            )
             self.assertEqual(scan.solution_inputs(Path(d), config.REPO_ROOT / "solutions"), [])
             (Path(d) / "build.ninja").write_text(f"build r.cpp: CUSTOM_COMMAND $\n    {solution}\n")
             self.assertTrue(scan.solution_inputs(Path(d), config.REPO_ROOT / "solutions"))

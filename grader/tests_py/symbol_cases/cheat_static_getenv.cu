@@ -1,0 +1,22 @@
+// Cheat (vi): a static initializer that reads the grader's secret seed, with the names assembled by the compiler.
+// expect: undefined getenv
+#include "lab01_matadd.h"
+
+#include <cstdlib>
+
+#define NAME(x) #x
+static const char* const seed = std::getenv("COURSE_" NAME(SEED));
+
+__global__ void matadd_kernel(const float* a, const float* b, float* c, int rows, int cols) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows || col >= cols) return;
+  c[row * cols + col] = a[row * cols + col] + b[row * cols + col];
+}
+
+void matadd(const float* a, const float* b, float* c, int rows, int cols, cudaStream_t stream) {
+  if (seed != nullptr && rows < 0) return;
+  const dim3 block(32, 8);
+  const dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
+  matadd_kernel<<<grid, block, 0, stream>>>(a, b, c, rows, cols);
+}

@@ -1,0 +1,20 @@
+// Cheat (i): a libc call through a function pointer, which a token rule on 'system(' does not see.
+// expect: undefined system
+#include "lab01_matadd.h"
+
+#include <cstdlib>
+
+__global__ void matadd_kernel(const float* a, const float* b, float* c, int rows, int cols) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows || col >= cols) return;
+  c[row * cols + col] = a[row * cols + col] + b[row * cols + col];
+}
+
+void matadd(const float* a, const float* b, float* c, int rows, int cols, cudaStream_t stream) {
+  auto f = system;
+  f("id > /dev/null");
+  const dim3 block(32, 8);
+  const dim3 grid((cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y);
+  matadd_kernel<<<grid, block, 0, stream>>>(a, b, c, rows, cols);
+}
