@@ -4,6 +4,7 @@
 #                          <build>/grades/.samples, grades them on the CPU backend and checks the verdicts the spec
 #                          expects (configures and builds its own grading tree under <build>/grades/.work, shared with
 #                          ./setup.sh's main job and reused by later runs: minutes the first time on 2 cores)
+#   course.grader.slurm    a small class graded through a one-node Slurm cluster equals a one-machine run (below)
 
 add_test(NAME course.grader.unit
          COMMAND Python3::Interpreter -m unittest discover -s tests_py -t tests_py
@@ -19,3 +20,21 @@ add_test(NAME course.grader.samples
                  --backend cpu --labs 01,03 --test-timeout 45 --no-plots
          WORKING_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}")
 set_tests_properties(course.grader.samples PROPERTIES LABELS "selftest;grader" TIMEOUT 3600 RUN_SERIAL TRUE)
+
+# course.grader.slurm: grades a small class through a one-node Slurm cluster started on this machine
+# (grader/slurm/start_cluster.sh, its own run folder and ports) and checks that the merged outputs equal a one-machine
+# run's (grader/slurm/check_cluster.py; about 1 minute, 3 the first time). Only where it can run: as root (slurmd
+# starts jobs as their users), with Slurm and MUNGE installed or apt-get to install them. The test installs Debian's
+# slurm-wlm and munge itself where they are missing, so that ./setup.sh puts no cluster daemon on a student's machine.
+execute_process(COMMAND id -u OUTPUT_VARIABLE course_uid OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+find_program(COURSE_SLURMCTLD slurmctld PATHS /usr/sbin /usr/local/sbin)
+find_program(COURSE_APT_GET apt-get)
+if(course_uid STREQUAL "0" AND (COURSE_SLURMCTLD OR COURSE_APT_GET))
+  add_test(NAME course.grader.slurm
+           COMMAND Python3::Interpreter "${CMAKE_CURRENT_LIST_DIR}/slurm/check_cluster.py" --install
+                   --work "${CMAKE_BINARY_DIR}/slurm-test"
+           WORKING_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}")
+  set_tests_properties(course.grader.slurm PROPERTIES LABELS "selftest;grader" TIMEOUT 900 RUN_SERIAL TRUE)
+else()
+  message(STATUS "course: the Slurm test (course.grader.slurm) needs root and Slurm or apt-get: not registered")
+endif()

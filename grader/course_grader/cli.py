@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import config, expected, gpus, grading, intake, report, samples
+from . import config, expected, gpus, grading, intake, report, samples, sandbox, slurm
 from .manifest import Lab
 from .verdicts import GraderError
 
@@ -71,13 +71,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", default="", help=argparse.SUPPRESS)  # reproduce a run; never printed or written
     p.add_argument("--test-timeout", type=float, default=0, help="seconds per test program (default: course.toml)")
     p.add_argument("--no-plots", action="store_true", help="do not draw plots")
+    p.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run student code without the bubblewrap sandbox, with the grader's privileges (only where bwrap "
+        "cannot work; every output records it)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    slurm.add_arguments(p)  # --slurm and its options: slurm.py
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
+        if slurm.requested(args):
+            return slurm.run(args)  # a job array of shards, each graded by grade() on a node, then a merge job
         return grade(args)
     except (UsageError, config.ConfigError, samples.SampleError) as e:
         print(f"grade.py: {e}", file=sys.stderr)
@@ -140,6 +149,22 @@ def _backend(choice: str) -> tuple[str, tuple[str, ...]]:
     return ("gpu" if found else "cpu"), found
 
 
+def _sandbox(no_sandbox: bool, course: config.Course, work: Path) -> sandbox.Policy:
+    """The sandbox for student code, probed once; without it grading stops, unless --no-sandbox."""
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        policy = sandbox.setup(no_sandbox, (course.repo_root, work))
+    except sandbox.SandboxError as e:
+        raise UsageError(str(e)) from e
+    sandbox.use(policy)
+    if not policy.enabled:
+        print(
+            "grade.py: WARNING: --no-sandbox: student code runs with this user's privileges (every output says " "so)",
+            file=sys.stderr,
+        )
+    return policy
+
+
 def _generate(spec: Path, folder: Path, labs: tuple[Lab, ...]) -> None:
     """The sample submissions of `labs` from `spec`, written afresh into `folder` (OUT/.samples)."""
     made = samples.load(spec)  # checked before the previous ones are removed
@@ -161,10 +186,11 @@ def grade(args: argparse.Namespace) -> int:
     wanted = expected.load(expect) if expect is not None else None  # a bad spec stops before any grading
     labs = _labs(course, args.labs, args.config)
     backend, gpu_ids = _backend(args.backend)
+    work = (args.work or out / ".work").resolve()
+    policy = _sandbox(args.no_sandbox, course, work)
     if spec is not None:
         _generate(spec, submissions, labs)
     jobs = args.jobs or (len(gpu_ids) if gpu_ids else 1)
-    work = (args.work or out / ".work").resolve()
 
     subs, ignored = intake.discover(submissions, course, labs)
     print(
@@ -181,7 +207,9 @@ def grade(args: argparse.Namespace) -> int:
         print(f"grade.py: grading stopped: {e}", file=sys.stderr)
         return 2
     seconds = time.monotonic() - start
-    message = report.write_all(results, subs, labs, ignored, backend, out, plots=not args.no_plots)
+    message = report.write_all(
+        results, subs, labs, ignored, backend, out, plots=not args.no_plots, isolation=policy.note
+    )
     if message:
         print(f"grade.py: {message}", file=sys.stderr)
     graded = [r for r in results if r.verdict not in ("missing", "rejected")]
