@@ -6,7 +6,7 @@ import unittest
 import zipfile
 from contextlib import redirect_stderr
 
-from helpers import COURSE, CORRECT, LAB01, LAB03, TempDirTest
+from helpers import COURSE, CORRECT, LAB01, LAB03, NO_SANDBOX_ARGS, TempDirTest
 
 from course_grader import cli, intake, report, sandbox, verdicts
 
@@ -76,12 +76,14 @@ class Outputs(TempDirTest):
 class CommandLine(TempDirTest):
     """Whole runs on submissions that are decided before any build (missing, rejected, forbidden)."""
 
-    def grade(self, *args):
+    def grade(self, *args, machine_default=True):
+        """machine_default: add --no-sandbox where bwrap is not installed (helpers.NO_SANDBOX_ARGS)."""
         err = io.StringIO()
         previous = sandbox.use(None)  # the command sets the process's sandbox policy
+        extra = NO_SANDBOX_ARGS if machine_default else ()
         try:
             with redirect_stderr(err):
-                rc = cli.main([*map(str, args), "--backend", "cpu", "--quiet", "--labs", "01"])
+                rc = cli.main([*map(str, args), "--backend", "cpu", "--quiet", "--labs", "01", *extra])
         finally:
             sandbox.use(previous)
         return rc, err.getvalue()
@@ -132,12 +134,12 @@ class CommandLine(TempDirTest):
         which = sandbox.shutil.which
         sandbox.shutil.which = lambda name, *a, **k: None if name == "bwrap" else which(name, *a, **k)
         try:
-            rc, err = self.grade(sub, "--out", self.tmp / "out")
+            rc, err = self.grade(sub, "--out", self.tmp / "out", machine_default=False)
             self.assertEqual(rc, 2)
             self.assertIn("sudo apt-get install bubblewrap", err)
             self.assertIn("--no-sandbox", err)
             self.assertFalse((self.tmp / "out" / "class.csv").exists())
-            rc, err = self.grade(sub, "--out", self.tmp / "out", "--no-sandbox")
+            rc, err = self.grade(sub, "--out", self.tmp / "out", "--no-sandbox", machine_default=False)
         finally:
             sandbox.shutil.which = which
         self.assertEqual(rc, 0, err)
@@ -154,7 +156,9 @@ class CommandLine(TempDirTest):
         self.assertEqual(self.grade(self.tmp / "nope", "--out", self.tmp / "out")[0], 2)
         err = io.StringIO()
         with redirect_stderr(err):
-            self.assertEqual(cli.main([str(self.tmp / "input"), "--out", str(self.tmp / "o"), "--labs", "09"]), 2)
+            self.assertEqual(
+                cli.main([str(self.tmp / "input"), "--out", str(self.tmp / "o"), "--labs", "09", *NO_SANDBOX_ARGS]), 2
+            )
 
 
 if __name__ == "__main__":

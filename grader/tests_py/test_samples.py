@@ -5,7 +5,7 @@ import io
 import unittest
 from contextlib import redirect_stderr
 
-from helpers import COURSE, LAB01, LAB03, TempDirTest
+from helpers import COURSE, LAB01, LAB03, NO_SANDBOX_ARGS, TempDirTest
 
 from course_grader import catalogue, cli, expected, intake, samples, verdicts
 
@@ -149,7 +149,9 @@ class CommandLine(TempDirTest):
     def grade(self, *args):
         err = io.StringIO()
         with redirect_stderr(err):
-            rc = cli.main([*map(str, args), "--backend", "cpu", "--quiet", "--labs", "01", "--no-plots"])
+            rc = cli.main(
+                [*map(str, args), "--backend", "cpu", "--quiet", "--labs", "01", "--no-plots", *NO_SANDBOX_ARGS]
+            )
         return rc, err.getvalue()
 
     def test_a_spec_is_generated_under_the_output_folder_and_checked(self):
