@@ -1,4 +1,5 @@
 #include "course/device_buffer.h"
+#include "remote_memory.h"
 
 #include <cstdio>
 #include <limits>
@@ -31,7 +32,12 @@ void* allocate_device_bytes(std::size_t bytes, const std::string& what) {
     throw CudaError(cudaErrorMemoryAllocation, message.str());
   }
   void* pointer = nullptr;
-  const cudaError_t code = cudaMalloc(&pointer, bytes);
+#if defined(COURSE_BACKEND_CPU)
+  const cudaError_t code = cudaMalloc(&pointer, bytes);  // a memfd the worker can map (course_cpu/sharing.h)
+#else
+  cudaError_t code = cudaSuccess;
+  pointer = remote::allocate_shared(bytes, &code);  // a buffer the worker can map (remote_memory.h)
+#endif
   if (code != cudaSuccess) {
     (void)cudaGetLastError();  // a failed allocation is not sticky; clear it so later checks see only new errors
     throw CudaError(code, "cannot allocate '" + what + "' (" + gib(bytes) +
@@ -41,7 +47,11 @@ void* allocate_device_bytes(std::size_t bytes, const std::string& what) {
 }
 
 void free_device_bytes(void* pointer) noexcept {
+#if defined(COURSE_BACKEND_CPU)
   if (pointer != nullptr) CUDA_CHECK_NOEXCEPT(cudaFree(pointer));
+#else
+  if (pointer != nullptr && !remote::free_shared(pointer)) CUDA_CHECK_NOEXCEPT(cudaFree(pointer));
+#endif
 }
 
 }  // namespace course

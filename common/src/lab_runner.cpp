@@ -1,12 +1,10 @@
 #include "course/lab_runner.h"
 
 #include "course/cuda_check.h"
+#include "course/remote.h"
+#include "findings.h"
 
-#include <sstream>
-
-#if defined(COURSE_BACKEND_CPU)
-#include <course_cpu/diagnostics.h>
-#endif
+#include <optional>
 
 namespace course {
 
@@ -28,19 +26,14 @@ bool is_rejected_launch(cudaError_t code) {
   }
 }
 
+std::string remote_failure_hint() {
 #if defined(COURSE_BACKEND_CPU)
-// Check-mode findings (races, barrier divergence, out-of-bounds accesses...) as one paragraph, or "".
-std::string cpu_backend_findings() {
-  std::ostringstream out;
-  for (const auto& d : course_cpu::take_diagnostics()) {
-    out << "\n  [" << d.category << "] " << d.file << ":" << d.line << ": " << d.message;
-    if (d.occurrences > 1) out << " (" << d.occurrences << " times)";
-  }
-  return out.str();
-}
+  return " The CPU backend's message about the fault, if any, is in the output above (kernel, block, thread).";
 #else
-std::string cpu_backend_findings() { return ""; }
+  return " A kernel that faults takes its process down: run the check-mode tests (labNN.check.*) or "
+         "compute-sanitizer on the GPU to find the access.";
 #endif
+}
 
 }  // namespace
 
@@ -49,9 +42,18 @@ void run_launcher(const std::string& call, const std::function<void()>& launcher
   if (const cudaError_t stale = cudaGetLastError(); stale != cudaSuccess)
     throw CudaError(stale, describe_cuda_failure(stale, ("a CUDA call before " + call).c_str(), __FILE__, __LINE__));
   launcher();
-  const cudaError_t launch = cudaGetLastError();
-  const cudaError_t run = launch == cudaSuccess ? cudaDeviceSynchronize() : launch;
-  const std::string findings = cpu_backend_findings();
+  cudaError_t launch, run;
+  std::string findings;
+  if (std::optional<remote::Outcome> outcome = remote::take_outcome()) {  // the launcher ran in the worker
+    if (!outcome->failure.empty()) throw LabError(call + ": " + outcome->failure + remote_failure_hint());
+    launch = outcome->launch;
+    run = outcome->run;
+    findings = outcome->findings;
+  } else {
+    launch = cudaGetLastError();
+    run = launch == cudaSuccess ? cudaDeviceSynchronize() : launch;
+    findings = cpu_backend_findings();
+  }
   if (launch != cudaSuccess && is_rejected_launch(launch)) {
     throw LabError(call + ": the kernel launch was rejected: " + cudaGetErrorName(launch) + " (" +
                    cudaGetErrorString(launch) + "). " + cuda_error_hint(launch) + findings);

@@ -78,8 +78,26 @@ function(_course_baseline_objects lab backend)
   endif()
 endfunction()
 
-# One test executable: the given lab files (full paths) on `backend`, linked with the lab's test and baseline
-# objects (object files reach only the targets that link them directly).
+# The split (common/include/course/remote.h): one judge program per lab and backend (the tests, the harness, the
+# baselines and the generated launcher stubs: no student code) and one worker program per set of lab files (those
+# files, the generated launcher table and the worker loop: no tests). The judge starts the worker named by
+# --course-worker=PATH and sends it every launcher call.
+function(_course_split_parts lab backend stubs table)
+  set(side cpu)
+  if(backend STREQUAL "gpu")
+    set(side gpu)
+  endif()
+  add_executable(${lab}_judge_${backend} "${stubs}")
+  target_link_libraries(${lab}_judge_${backend} PRIVATE ${lab}_tests_${backend} course_judge_${side})
+  if(TARGET ${lab}_baselines_${backend})
+    target_link_libraries(${lab}_judge_${backend} PRIVATE ${lab}_baselines_${backend})
+  endif()
+  add_library(${lab}_worker_table_${backend} OBJECT "${table}")
+  target_include_directories(${lab}_worker_table_${backend} PRIVATE "${${lab}_DIR}")
+  target_link_libraries(${lab}_worker_table_${backend} PUBLIC course_worker_${side})
+endfunction()
+
+# One worker program: the given lab files (full paths) on `backend`, its launcher table and the worker loop.
 function(_course_lab_executable target lab backend)
   set(sources "")
   foreach(src IN LISTS ARGN)
@@ -93,11 +111,8 @@ function(_course_lab_executable target lab backend)
   list(GET ARGN 0 first)
   get_filename_component(src_dir "${first}" DIRECTORY)
   add_executable(${target} ${sources})
-  target_include_directories(${target} PRIVATE "${src_dir}")
-  target_link_libraries(${target} PRIVATE ${lab}_tests_${backend} GTest::gtest_main)
-  if(TARGET ${lab}_baselines_${backend})
-    target_link_libraries(${target} PRIVATE ${lab}_baselines_${backend})
-  endif()
+  target_include_directories(${target} PRIVATE "${src_dir}" "${${lab}_DIR}")
+  target_link_libraries(${target} PRIVATE ${lab}_worker_table_${backend})
   if(backend STREQUAL "gpu")
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   endif()
@@ -107,9 +122,15 @@ function(_course_lab_executable target lab backend)
   _course_json_objects(baselines ${lab}_baselines_${backend})
   string(REPLACE "lab" "" number "${lab}")
   set(json "{\"target\": \"${target}\", \"lab\": \"${number}\", \"mode\": \"${backend}\", ")
-  string(APPEND json "\"executable\": \"$<TARGET_FILE:${target}>\", \"objects\": ${objects}, ")
+  string(APPEND json "\"executable\": \"$<TARGET_FILE:${lab}_judge_${backend}>\", ")
+  string(APPEND json "\"worker\": \"$<TARGET_FILE:${target}>\", \"objects\": ${objects}, ")
   string(APPEND json "\"baselines\": ${baselines}}\n")
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/grader/targets/programs/${target}.json" CONTENT "${json}")
+endfunction()
+
+# The command that runs worker program `target` of `lab` on `backend`: its judge, told where the worker is.
+function(_course_judge_command out_var target lab backend)
+  set(${out_var} "$<TARGET_FILE:${lab}_judge_${backend}>" "--course-worker=$<TARGET_FILE:${target}>" PARENT_SCOPE)
 endfunction()
 
 # A JSON array (generator expression) of the object files of `target`; [] when there is no such target.
@@ -123,10 +144,12 @@ endfunction()
 
 # gtest_discover_tests with list-valued LABELS. Its PROPERTIES are flattened (LABELS a;b becomes LABELS=a plus a
 # property named b), so the labels are set by a small script that CTest runs right after the discovery script.
-function(_course_discover target kind prefix filter labels)
+# The tests are the judge's (`judge`), run with the worker program `target`.
+function(_course_discover target judge kind prefix filter labels)
   set(list_var ${target}_${kind}_tests)
-  gtest_discover_tests(${target} TEST_PREFIX "${prefix}." TEST_FILTER "${filter}" DISCOVERY_MODE PRE_TEST
-                       NO_PRETTY_VALUES TEST_LIST ${list_var} PROPERTIES ${ARGN})
+  gtest_discover_tests(${judge} TEST_PREFIX "${prefix}." TEST_FILTER "${filter}" DISCOVERY_MODE PRE_TEST
+                       NO_PRETTY_VALUES TEST_LIST ${list_var} EXTRA_ARGS "--course-worker=$<TARGET_FILE:${target}>"
+                       PROPERTIES ${ARGN})
   set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}_${kind}_labels.cmake")
   file(WRITE "${script}" "if(${list_var})\n  set_tests_properties(\${${list_var}} PROPERTIES LABELS \"${labels}\")\nendif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
@@ -140,15 +163,19 @@ function(_course_register target prefix lab backend role)
     list(APPEND labels selftest)
   endif()
   if(NOT backend STREQUAL "gpu" OR COURSE_HAVE_GPU)
-    _course_discover(${target} correctness "${prefix}" "-*Perf.*" "${labels};correctness" TIMEOUT 300)
+    _course_discover(${target} ${lab}_judge_${backend} correctness "${prefix}" "-*Perf.*" "${labels};correctness"
+                     TIMEOUT 300)
   endif()
   if(backend STREQUAL "gpu")
-    _course_discover(${target} perf "${prefix}" "*Perf.*" "${labels};perf" RUN_SERIAL TRUE TIMEOUT 300)
+    _course_discover(${target} ${lab}_judge_${backend} perf "${prefix}" "*Perf.*" "${labels};perf" RUN_SERIAL TRUE
+                     TIMEOUT 300)
   endif()
 endfunction()
 
 function(course_add_lab number dir)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "DIR" "SOURCES;TESTS;BASELINES;VARIANTS")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "DIR" "SOURCES;TESTS;BASELINES;VARIANTS;REMOTE")
+  list(GET ARG_REMOTE 0 stubs)
+  list(GET ARG_REMOTE 1 table)
   set(lab "lab${number}")
   set(${lab}_DIR "${ARG_DIR}")
   set(${lab}_DIR "${ARG_DIR}" PARENT_SCOPE)
@@ -165,6 +192,7 @@ function(course_add_lab number dir)
   foreach(backend IN LISTS backends)
     _course_test_objects(${lab} ${backend} ${ARG_TESTS})
     _course_baseline_objects(${lab} ${backend})
+    _course_split_parts(${lab} ${backend} "${stubs}" "${table}")
   endforeach()
 
   set(roles student)
@@ -195,19 +223,23 @@ function(course_add_lab number dir)
   # "objects" and "baselines": {backend: [object files]}, those compiled from the student's lab file(s) and the
   # lab's baselines, for the symbol rules (grader/course_grader/symbols.py).
   set(entries "")
+  set(workers "")
   set(objects "")
   set(baselines "")
   foreach(backend IN LISTS backends)
-    list(APPEND entries "\"${backend}\": \"$<TARGET_FILE:${lab}_${backend}>\"")
+    list(APPEND entries "\"${backend}\": \"$<TARGET_FILE:${lab}_judge_${backend}>\"")
+    list(APPEND workers "\"${backend}\": \"$<TARGET_FILE:${lab}_${backend}>\"")
     _course_json_objects(json ${lab}_${backend})
     list(APPEND objects "\"${backend}\": ${json}")
     _course_json_objects(json ${lab}_baselines_${backend})
     list(APPEND baselines "\"${backend}\": ${json}")
   endforeach()
   list(JOIN entries ", " entries)
+  list(JOIN workers ", " workers)
   list(JOIN objects ", " objects)
   list(JOIN baselines ", " baselines)
   set(json "{\"lab\": \"${number}\", \"folder\": \"${dir}\", \"executables\": {${entries}}, ")
+  string(APPEND json "\"workers\": {${workers}}, ")
   string(APPEND json "\"objects\": {${objects}}, \"baselines\": {${baselines}}}\n")
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/grader/targets/${lab}.json" CONTENT "${json}")
 
@@ -223,7 +255,8 @@ function(course_add_lab number dir)
   endforeach()
   if(COURSE_HAVE_CPU_BACKEND)
     add_test(NAME course.${dir}.skeleton_fails
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_check> -DEXPECT=wrong "-DFILTER=-*Perf.*"
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_judge_check>
+                     -DWORKER=$<TARGET_FILE:${lab}_check> -DEXPECT=wrong "-DFILTER=-*Perf.*"
                      -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${lab}_skeleton -P "${COURSE_EXPECT_SCRIPT}")
     set_tests_properties(course.${dir}.skeleton_fails PROPERTIES LABELS "selftest;${lab}")
   endif()
@@ -234,12 +267,14 @@ function(course_add_lab number dir)
     set(exe ${lab}_variant_${name})
     if(COURSE_HAVE_CPU_BACKEND)
       _course_lab_executable(${exe} ${lab} check "${variant}")
-      add_test(NAME course.${dir}.variant.${name} COMMAND ${exe} "--gtest_filter=-*Perf.*")
+      _course_judge_command(cmd ${exe} ${lab} check)
+      add_test(NAME course.${dir}.variant.${name} COMMAND ${cmd} "--gtest_filter=-*Perf.*")
       set_tests_properties(course.${dir}.variant.${name} PROPERTIES LABELS "selftest;${lab};variant")
     endif()
     if(COURSE_HAVE_GPU)  # the GPU build is only worth its compile time where a GPU runs it
       _course_lab_executable(${exe}_gpu ${lab} gpu "${variant}")
-      add_test(NAME course.${dir}.variant_gpu.${name} COMMAND ${exe}_gpu)
+      _course_judge_command(cmd ${exe}_gpu ${lab} gpu)
+      add_test(NAME course.${dir}.variant_gpu.${name} COMMAND ${cmd})
       set_tests_properties(course.${dir}.variant_gpu.${name} PROPERTIES
                            LABELS "selftest;${lab};variant;perf" RUN_SERIAL TRUE)
     endif()
@@ -256,14 +291,16 @@ function(course_add_mutant number dir name file expect gpu)
   if(COURSE_HAVE_CPU_BACKEND)
     _course_lab_executable(${exe} ${lab} check "${file}")
     add_test(NAME course.${dir}.catalogue.${name}
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}> "-DEXPECT=${expect}" "-DFILTER=-*Perf.*"
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_judge_check> -DWORKER=$<TARGET_FILE:${exe}>
+                     "-DEXPECT=${expect}" "-DFILTER=-*Perf.*"
                      -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe} -P "${COURSE_EXPECT_SCRIPT}")
     set_tests_properties(course.${dir}.catalogue.${name} PROPERTIES LABELS "selftest;${lab};catalogue")
   endif()
   if(gpu STREQUAL "perf-fail" AND COURSE_HAVE_GPU)
     _course_lab_executable(${exe}_gpu ${lab} gpu "${file}")
     add_test(NAME course.${dir}.catalogue_gpu.${name}
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${exe}_gpu> -DEXPECT=wrong "-DFILTER=*Perf.*"
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_judge_gpu> -DWORKER=$<TARGET_FILE:${exe}_gpu>
+                     -DEXPECT=wrong "-DFILTER=*Perf.*"
                      -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${exe}_gpu -P "${COURSE_EXPECT_SCRIPT}")
     set_tests_properties(course.${dir}.catalogue_gpu.${name} PROPERTIES
                          LABELS "selftest;${lab};catalogue;perf" RUN_SERIAL TRUE)

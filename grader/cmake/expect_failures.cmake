@@ -1,13 +1,13 @@
 # Runs a lab test program that must FAIL, and checks that it fails the expected way. Used for the skeletons and for
 # the catalogue of known-wrong kernels.
 #
-#   cmake -DEXE=<test program> -DEXPECT=<expectation> -DFILTER=<gtest filter> -DWORKDIR=<scratch dir>
+#   cmake -DEXE=<judge program> -DWORKER=<worker program> -DEXPECT=<expectation> -DFILTER=<gtest filter> -DWORKDIR=<scratch dir>
 #         -P expect_failures.cmake
 #
 # EXPECT is "wrong" (some test fails cleanly), "<category> at line <N>" (a failure message carries the CPU backend's
 # diagnosis "[<category>] <file>:<N>: ..."), or "correct" (every test passes: a kernel that is only slow). A crash
 # never counts as the expected outcome.
-foreach(var EXE EXPECT FILTER WORKDIR)
+foreach(var EXE WORKER EXPECT FILTER WORKDIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "expect_failures.cmake needs -D${var}=...")
   endif()
@@ -16,7 +16,7 @@ endforeach()
 file(MAKE_DIRECTORY "${WORKDIR}")
 set(json "${WORKDIR}/result.json")
 file(REMOVE "${json}")
-execute_process(COMMAND "${EXE}" "--gtest_filter=${FILTER}" "--gtest_output=json:${json}"
+execute_process(COMMAND "${EXE}" "--course-worker=${WORKER}" "--gtest_filter=${FILTER}" "--gtest_output=json:${json}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT EXISTS "${json}")
   message(FATAL_ERROR "${EXE} ended abnormally (${rc}) instead of failing its tests cleanly:\n${out}\n${err}")

@@ -3,8 +3,9 @@
 For each student x lab the lab's file in that folder is replaced and only the lab's test programs are rebuilt; the
 harness, GoogleTest and the CPU backend objects are compiled once per tree and reused. Which programs a lab has, and
 where, comes from the tree itself: CMake writes <tree>/grader/targets/labNN.json =
-{"lab": "NN", "folder": "NN_name", "executables": {"check": path, "cpu": path, "gpu": path}} (the backends the tree
-builds); no target name is spelt here.
+{"lab": "NN", "folder": "NN_name", "executables": {"check": path, "cpu": path, "gpu": path}, "workers": {...}} (the
+backends the tree builds; the executables are the judges, the workers hold the student's code:
+common/include/course/remote.h); no target name is spelt here.
 
 The build of a student's lab runs in the build sandbox (sandbox.py): it reads the system, the course checkout (its
 .git, solutions/, build/, samples, lab variants and catalogues masked) and the worker's student folder, and writes
@@ -33,18 +34,21 @@ MODES = ("check", "cpu", "gpu")
 
 @dataclasses.dataclass(frozen=True)
 class Program:
-    """One test executable of a lab: check (CPU backend, instrumented), cpu (CPU backend) or gpu (CUDA)."""
+    """One test program of a lab: check (CPU backend, instrumented), cpu (CPU backend) or gpu (CUDA). `path` is the
+    judge (the tests, no student code), `worker` the program built from the student's file that the judge starts
+    (in the sandbox) and sends every launcher call to; None only for stand-ins in the grader's own tests."""
 
     mode: str
     path: Path
+    worker: Path | None = None
 
     @property
     def name(self) -> str:
         return self.path.name
 
 
-def read_targets(tree: Path, lab: Lab) -> dict[str, Path]:
-    """{mode: executable} from <tree>/grader/targets/labNN.json, checked against the lab's manifest."""
+def read_targets(tree: Path, lab: Lab) -> dict[str, Program]:
+    """{mode: Program} from <tree>/grader/targets/labNN.json, checked against the lab's manifest."""
     path = tree / "grader" / "targets" / f"lab{lab.number}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -55,13 +59,16 @@ def read_targets(tree: Path, lab: Lab) -> dict[str, Path]:
         raise GraderError(
             f'{path}: expected {{"lab": "{lab.number}", "folder": "{lab.folder}", ' '"executables": {...}}'
         )
+    workers = data.get("workers", {})
     out = {}
     for mode, exe in exes.items():
-        if mode not in MODES or not isinstance(exe, str) or not Path(exe).is_absolute():
-            raise GraderError(
-                f"{path}: executables.{mode} = {exe!r}: expected one of {', '.join(MODES)} with an " "absolute path"
-            )
-        out[mode] = Path(exe)
+        worker = workers.get(mode) if isinstance(workers, dict) else None
+        for what, value in (("executables", exe), ("workers", worker)):
+            if mode not in MODES or not isinstance(value, str) or not Path(value).is_absolute():
+                raise GraderError(
+                    f"{path}: {what}.{mode} = {value!r}: expected one of {', '.join(MODES)} with an absolute path"
+                )
+        out[mode] = Program(mode, Path(exe), Path(worker))
     return out
 
 
@@ -76,7 +83,7 @@ class BuildTree:
         self.dir = (work / f"build-{backend}-{index}").resolve()
         self.student_dir = (work / f"student-{index}").resolve()
         self.configured = False
-        self.targets: dict[str, dict[str, Path]] = {}  # lab number -> {mode: executable}
+        self.targets: dict[str, dict[str, Program]] = {}  # lab number -> {mode: program}
         self.ninja = "ninja"
         self.ccache = (work / "ccache").resolve()  # CCACHE_DIR of the sandboxed builds (shared by the workers)
         self.tools: tuple[Path, ...] = ()  # installation folders of tools outside /usr (sandbox.py)
@@ -85,9 +92,9 @@ class BuildTree:
         """Correctness programs, in the order they run. Check mode (CPU backend, small sizes) runs first where the
         tree has it (it needs Boost.Context): it reports races, barrier divergence and out-of-bounds accesses that a
         GPU can hide. The last one is the backend's own program (on the GPU backend, the one that times)."""
-        exes = self.targets[lab.number]
-        modes = (["check"] if "check" in exes else []) + [self.backend]
-        return [Program(m, exes[m]) for m in modes]
+        programs = self.targets[lab.number]
+        modes = (["check"] if "check" in programs else []) + [self.backend]
+        return [programs[m] for m in modes]
 
     def _reset_lab_sources(self) -> None:
         """Every lab's skeleton as a placeholder, so the tree configures whatever a student submitted."""
@@ -229,12 +236,14 @@ class BuildTree:
         # No artefact of a previous student may survive a failed build: the lab's executables and everything made
         # from the lab's file(s) are removed, so whatever exists after the build was built from these files.
         programs = self.programs(lab)
-        for p in programs:
-            p.path.unlink(missing_ok=True)
+        built = [x for p in programs for x in (p.path, p.worker) if x is not None]
+        for x in built:
+            if x in [p.worker for p in programs]:
+                x.unlink(missing_ok=True)  # (a judge holds no student code: it survives)
         for path in self._built_from([dest / name for name in files]):
             path.unlink(missing_ok=True)
         try:
-            outputs = [str(p.path.resolve().relative_to(self.dir)) for p in programs]
+            outputs = [str(x.resolve().relative_to(self.dir)) for x in built]
         except ValueError as e:
             raise GraderError(f"a test program of {lab.name} is outside the build tree {self.dir}: {e}") from e
         # CMake re-runs (a file of the course appeared since configure) outside the sandbox, which masks solutions
@@ -251,7 +260,7 @@ class BuildTree:
         )
         if c.timed_out:
             return False, f"the build ran past {self.course.limits.build_seconds:g} s and was stopped"
-        ok = c.returncode == 0 and all(p.path.is_file() for p in programs)
+        ok = c.returncode == 0 and all(x.is_file() for x in built)
         return ok, diagnostics.compiler_messages(c.output_tail, self.student_dir)
 
 

@@ -6,8 +6,13 @@ Why a pipe for the report: a static destructor, an exit handler or a left-over t
 the test process after GoogleTest has written its report, and can rewrite any file that process can write. So
 GoogleTest writes the report to /dev/fd/N, the write end of a pipe the grader reads: what was written cannot be taken
 back, and the grader accepts exactly one JSON document and nothing after it. Bytes written later (by a destructor)
-or earlier (by a static initializer) make the run `tampered`. What a pipe cannot stop (code that runs before
-GoogleTest and redirects its output) needs the judge/worker split: docs/grader.md, "Isolation".
+or earlier (by a static initializer) make the run `tampered`.
+
+The judge/worker split (common/include/course/remote.h) puts the student's code in another process altogether: the
+judge (the lab's tests, the harness, the seed, the report; no student code) runs outside the sandbox as the sandbox's
+user, and starts the worker (the student's file and a loop that runs the judge's calls) inside it, through the bwrap
+command line it is given (--course-worker-wrap=WORD ...). The worker gets neither the seed nor the report pipe (the
+judge closes every other descriptor before starting it).
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from . import sandbox
 
 REPORT = "@report@"  # in a command line: replaced by the path of the report pipe (/dev/fd/N)
 REPORT_MAX_BYTES = 64 << 20  # a larger report is not read (and the run has no report)
+SEED_VARIABLE = "COURSE_SEED"  # the judge's only: never in a worker's environment
 
 
 @dataclasses.dataclass
@@ -197,6 +203,41 @@ def run_sandboxed(
     return c
 
 
+def run_judge(
+    cmd: list[str],
+    env: dict[str, str],
+    *,
+    cwd: Path,
+    timeout: float,
+    log: Path,
+    policy: sandbox.Policy,
+) -> Completed:
+    """Runs a judge program (trusted: the course's tests, no student code) outside the sandbox, as the sandbox's user
+    when the grader is root, with REPORT in `cmd` naming the write end of the report pipe. No file-size limit: on the
+    CPU backend the judge's device buffers are memfds, which RLIMIT_FSIZE counts (the worker, which writes the
+    student's output to the shared log, has the limit in its sandbox)."""
+    r, w = os.pipe()
+    if policy.enabled and policy.uid is not None and os.geteuid() == 0:
+        os.fchown(w, policy.uid, policy.uid)
+    cmd = [a.replace(REPORT, f"/dev/fd/{w}") for a in cmd]
+    reader = _Reader(r)
+    reader.start()
+    try:
+        c = run(
+            cmd,
+            cwd=cwd,
+            timeout=timeout,
+            env=env,
+            log=log,
+            pass_fds=(w,),
+            user=policy.uid if policy.enabled else None,
+        )
+    finally:
+        os.close(w)
+    c.report = reader.data()
+    return c
+
+
 def _flat(obj: object, nested: dict[str, tuple[type, ...]]) -> bool:
     """`obj` is an object whose values are scalars, except the keys of `nested` (with those container types)."""
     if not isinstance(obj, dict):
@@ -249,34 +290,42 @@ def run_gtest(
     read_only: tuple[Path, ...] = (),
     prefix: tuple[str, ...] = (),
     policy: sandbox.Policy | None = None,
+    worker: Path | None = None,
 ):
-    """Runs one GoogleTest executable (after `prefix`, e.g. compute-sanitizer) in the test sandbox, which reads `exe`
-    and `read_only`, writes only a private run folder (at `workdir`, which keeps output.log and the report outside
-    it) and sees `devices`. Verdicts come from its report only: a gtest.GTestRun."""
+    """Runs one GoogleTest judge `exe` with its `worker`: the judge outside the sandbox, the worker (after `prefix`,
+    e.g. compute-sanitizer) in the test sandbox, which reads `worker` and `read_only`, writes only a private run
+    folder (at `workdir`, which keeps output.log and the report outside it) and sees `devices`. The worker's
+    environment is `env` without the seed. Without a worker (a stand-in program in the grader's own tests), `exe`
+    itself runs in the sandbox. Verdicts come from the judge's report only: a gtest.GTestRun."""
     from . import gtest  # (gtest imports this module)
 
     workdir.mkdir(parents=True, exist_ok=True)
     report = workdir / "report.json"
     report.unlink(missing_ok=True)
-    cmd = [*prefix, str(exe), f"--gtest_filter={gtest_filter}", f"--gtest_output=json:{REPORT}", "--gtest_color=no"]
-    box = sandbox.run_box(
-        exe,
-        workdir,
-        env,
-        sandbox.run_limits(timeout, max_output_bytes, bool(devices)),
-        devices,
-        read_only + sandbox.tool_roots(list(prefix[:1])),
-    )
-    c = run_sandboxed(
-        cmd,
-        box,
-        cwd=workdir,
-        timeout=timeout,
-        log=workdir / "output.log",
-        report=True,
-        max_output_bytes=max_output_bytes,
-        policy=policy,
-    )
+    gtest_args = [f"--gtest_filter={gtest_filter}", f"--gtest_output=json:{REPORT}", "--gtest_color=no"]
+    limits = sandbox.run_limits(timeout, max_output_bytes, bool(devices))
+    roots = read_only + sandbox.tool_roots(list(prefix[:1]))
+    log = workdir / "output.log"
+    if worker is None:
+        box = sandbox.run_box(exe, workdir, env, limits, devices, roots)
+        cmd = [*prefix, str(exe), *gtest_args]
+        c = run_sandboxed(
+            cmd,
+            box,
+            cwd=workdir,
+            timeout=timeout,
+            log=log,
+            report=True,
+            max_output_bytes=max_output_bytes,
+            policy=policy,
+        )
+    else:
+        policy = policy or sandbox.current()
+        worker_env = {k: v for k, v in env.items() if k != SEED_VARIABLE}
+        box = sandbox.run_box(worker, workdir, worker_env, limits, devices, roots)
+        wrap = sandbox.command(box, list(prefix), policy, None) if policy.enabled else list(prefix)
+        cmd = [str(exe), *gtest_args, f"--course-worker={worker}", *(f"--course-worker-wrap={w}" for w in wrap)]
+        c = run_judge(cmd, env, cwd=workdir, timeout=timeout, log=log, policy=policy)
     if c.timed_out:
         return gtest.GTestRun(False, [], describe_exit(c, timeout), c)
     text, c.tampered = split_report(c.report)

@@ -286,8 +286,8 @@ class Box:
         return self
 
 
-def command(box: Box, cmd: list[str], policy: Policy, status_fd: int) -> list[str]:
-    """The bwrap command line that runs `cmd` in `box`; bwrap reports the command's exit on `status_fd`."""
+def command(box: Box, cmd: list[str], policy: Policy, status_fd: int | None) -> list[str]:
+    """The bwrap command line that runs `cmd` in `box`; bwrap reports the command's exit on `status_fd` (if any)."""
     out = _base(policy.bwrap) + ["--clearenv"]
     for key, value in box.env.items():
         out += ["--setenv", key, value]
@@ -308,7 +308,8 @@ def command(box: Box, cmd: list[str], policy: Policy, status_fd: int) -> list[st
             out += (["--size", str(size)] if "--size" in _options(policy.bwrap) else []) + ["--tmpfs", str(p)]
         elif kind == "dev":
             out += ["--dev-bind", str(p), str(p)]
-    return out + ["--chdir", str(box.cwd), "--json-status-fd", str(status_fd), "--"] + box.limits.prlimit() + cmd
+    status = ["--json-status-fd", str(status_fd)] if status_fd is not None else []
+    return out + ["--chdir", str(box.cwd), *status, "--"] + box.limits.prlimit() + cmd
 
 
 RUN_FOLDER_BYTES = 256 << 20  # the test's private run folder (a tmpfs: nothing it writes stays)

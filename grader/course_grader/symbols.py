@@ -261,7 +261,7 @@ def lab_programs(tree: Path, lab: Lab, modes: list[str]) -> list[ProgramInputs]:
     path = tree / "grader" / "targets" / f"lab{lab.number}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        exes, objects, baselines = data["executables"], data["objects"], data["baselines"]
+        exes, objects, baselines = data["workers"], data["objects"], data["baselines"]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise SymbolError(
             f"{path} does not list the objects of the lab's programs ({e}); configure the tree again"

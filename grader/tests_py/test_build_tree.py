@@ -22,17 +22,22 @@ class Targets(TempDirTest):
                 "lab": "03",
                 "folder": LAB03.folder,
                 "executables": {"cpu": "/t/grader/x_cpu", "check": "/t/grader/x_check"},
+                "workers": {"cpu": "/t/grader/w_cpu", "check": "/t/grader/w_check"},
             },
         )
         tree = build_tree.BuildTree(COURSE, self.tmp, 0, "cpu", (LAB03,), 1)
         tree.targets = {"03": build_tree.read_targets(self.tmp, LAB03)}
         self.assertEqual(
-            [(p.mode, str(p.path), p.name) for p in tree.programs(LAB03)],
-            [("check", "/t/grader/x_check", "x_check"), ("cpu", "/t/grader/x_cpu", "x_cpu")],
+            [(p.mode, str(p.path), p.name, str(p.worker)) for p in tree.programs(LAB03)],
+            [
+                ("check", "/t/grader/x_check", "x_check", "/t/grader/w_check"),
+                ("cpu", "/t/grader/x_cpu", "x_cpu", "/t/grader/w_cpu"),
+            ],
         )
 
     def test_without_check_mode(self):
-        self.write(LAB01, {"lab": "01", "folder": LAB01.folder, "executables": {"gpu": "/t/g"}})
+        programs = {"executables": {"gpu": "/t/g"}, "workers": {"gpu": "/t/w"}}
+        self.write(LAB01, {"lab": "01", "folder": LAB01.folder, **programs})
         tree = build_tree.BuildTree(COURSE, self.tmp, 0, "gpu", (LAB01,), 1)
         tree.targets = {"01": build_tree.read_targets(self.tmp, LAB01)}
         self.assertEqual([p.mode for p in tree.programs(LAB01)], ["gpu"])
@@ -47,6 +52,8 @@ class Targets(TempDirTest):
             {"lab": "01", "folder": "01_other", "executables": {}},
             {"lab": "01", "folder": LAB01.folder, "executables": {"fast": "/t/x"}},
             {"lab": "01", "folder": LAB01.folder, "executables": {"cpu": "relative/x"}},
+            {"lab": "01", "folder": LAB01.folder, "executables": {"cpu": "/t/x"}},  # no worker
+            {"lab": "01", "folder": LAB01.folder, "executables": {"cpu": "/t/x"}, "workers": {"cpu": "w"}},
         ):
             self.write(LAB01, data)
             with self.assertRaises(GraderError, msg=str(data)):

@@ -197,7 +197,7 @@ class CourseCorpus(unittest.TestCase):
         for path in programs:
             d = json.loads(path.read_text())
             with self.subTest(program=path.stem):
-                p = symbols.program_inputs(TREE, d["mode"], Path(d["executable"]), d["objects"], d["baselines"])
+                p = symbols.program_inputs(TREE, d["mode"], Path(d["worker"]), d["objects"], d["baselines"])
                 self.assertEqual(symbols.check_program(p, RULES, COURSE.lab(d["lab"])), [])
 
 

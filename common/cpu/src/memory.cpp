@@ -1,18 +1,24 @@
 // CPU backend of the course: "device" memory.
 //
-// Each cudaMalloc is its own mmap with a PROT_NONE guard page right after it,
+// Each cudaMalloc is its own shared mapping of a memfd with a PROT_NONE guard page right after it,
 // and the buffer is placed so that it ends as close to the guard page as
 // 16-byte alignment allows: in fast mode a write just past the end of a GPU
 // buffer faults immediately and the fault handler (fault_handler.cpp) names
 // the kernel, block and thread. A registry (begin -> size) lets check mode
 // and cudaMemcpy validate pointers.
+//
+// Why a memfd: the judge/worker split (course/remote.h). The judge allocates the buffers; the worker, which runs the
+// student's kernel in another process, maps the same memfd at the same address (export_allocation /
+// import_allocation), so a device pointer means the same bytes in both processes.
 #include "internal.h"
 
 #include <course_cpu/check.h>
+#include <course_cpu/sharing.h>
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -33,7 +39,11 @@ struct Mapping {
   void* map_base;       // mmap start
   std::size_t map_len;  // including the guard page
   bool host;
+  std::uint64_t id;  // unique in this process (imported: the exporter's id)
+  int fd;            // the memfd behind the mapping (-1 for host allocations)
+  bool imported;     // mapped from another process (import_allocation)
 };
+std::atomic<std::uint64_t> g_next_id{1};
 
 std::size_t page_size() {
   static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -129,14 +139,28 @@ cudaError_t allocate(void** ptr, std::size_t size, bool host) {
     std::shared_lock lock(r.mutex);
     if (!host && r.device_bytes + size > total_device_memory()) return set_last_error(cudaErrorMemoryAllocation);
   }
-  void* base = mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) return set_last_error(cudaErrorMemoryAllocation);
+  int fd = -1;
+  if (!host) {
+    fd = memfd_create("course-device-memory", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, static_cast<off_t>(map_len - page)) != 0) {
+      if (fd >= 0) close(fd);
+      return set_last_error(cudaErrorMemoryAllocation);
+    }
+  }
+  // Reserve data + guard, then map the memfd over the data pages (shared: the worker sees the same bytes).
+  void* base = mmap(nullptr, map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED ||
+      (fd >= 0 && mmap(base, map_len - page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) ||
+      (fd < 0 && mprotect(base, map_len - page, PROT_READ | PROT_WRITE) != 0)) {
+    if (base != MAP_FAILED) munmap(base, map_len);
+    if (fd >= 0) close(fd);
+    return set_last_error(cudaErrorMemoryAllocation);
+  }
   char* guard = static_cast<char*>(base) + map_len - page;
-  mprotect(guard, page, PROT_NONE);
   char* p = guard - data;
   {
     std::unique_lock lock(r.mutex);
-    r.allocations[reinterpret_cast<std::uintptr_t>(p)] = Mapping{size, base, map_len, host};
+    r.allocations[reinterpret_cast<std::uintptr_t>(p)] = Mapping{size, base, map_len, host, g_next_id++, fd, false};
     if (!host) r.device_bytes += size;
     check::g_allocation_generation.fetch_add(1, std::memory_order_release);
   }
@@ -160,6 +184,7 @@ cudaError_t release(void* ptr, bool host) {
   }
   guard_table_erase(reinterpret_cast<std::uintptr_t>(ptr));
   munmap(m.map_base, m.map_len);
+  if (m.fd >= 0) close(m.fd);
   return cudaSuccess;
 }
 
@@ -182,6 +207,71 @@ void release_all_allocations() {
 }
 
 }  // namespace course_cpu::detail
+
+namespace course_cpu::detail {
+
+bool export_allocation(const void* p, SharedAllocation* out) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  auto it = r.allocations.upper_bound(a);
+  if (it == r.allocations.begin()) return false;
+  --it;
+  const Mapping& m = it->second;
+  if (m.host || m.fd < 0 || a >= it->first + std::max<std::size_t>(m.size, 1)) return false;
+  *out = SharedAllocation{m.id, it->first, m.size, reinterpret_cast<std::uintptr_t>(m.map_base), m.map_len, m.fd};
+  return true;
+}
+
+bool import_allocation(const SharedAllocation& a, std::string* why) {
+  const std::size_t page = page_size();
+  const std::size_t data = (a.size + 15) & ~std::size_t{15};
+  if (a.fd < 0 || a.map_len < 2 * page || a.map_len % page != 0 || a.begin + data != a.map_base + a.map_len - page) {
+    *why = "an allocation with an impossible layout";
+    return false;
+  }
+  void* base = reinterpret_cast<void*>(a.map_base);
+  void* got =
+      mmap(base, a.map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (got != base) {
+    if (got != MAP_FAILED) munmap(got, a.map_len);
+    *why = "the address of a device buffer is taken in the worker";
+    return false;
+  }
+  if (mmap(base, a.map_len - page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, a.fd, 0) == MAP_FAILED) {
+    munmap(base, a.map_len);
+    *why = "mapping a device buffer failed";
+    return false;
+  }
+  Registry& r = registry();
+  {
+    std::unique_lock lock(r.mutex);
+    r.allocations[a.begin] = Mapping{a.size, base, a.map_len, false, a.id, a.fd, true};
+    r.device_bytes += a.size;
+    check::g_allocation_generation.fetch_add(1, std::memory_order_release);
+  }
+  guard_table_insert(a.begin, a.size);
+  return true;
+}
+
+void forget_allocation(std::uint64_t id) {
+  Registry& r = registry();
+  void* found = nullptr;
+  {
+    std::shared_lock lock(r.mutex);
+    for (auto& [begin, m] : r.allocations)
+      if (m.id == id && m.imported) found = reinterpret_cast<void*>(begin);
+  }
+  if (found) release(found, false);
+}
+
+}  // namespace course_cpu::detail
+
+namespace course_cpu {
+bool export_allocation(const void* p, SharedAllocation* out) { return detail::export_allocation(p, out); }
+bool import_allocation(const SharedAllocation& a, std::string* why) { return detail::import_allocation(a, why); }
+void forget_allocation(std::uint64_t id) { detail::forget_allocation(id); }
+}  // namespace course_cpu
 
 using namespace course_cpu::detail;
 

@@ -9,17 +9,13 @@
 // Check mode replays every warp-wide shared-memory request on 32 four-byte banks: a request whose lanes touch k
 // different words of one bank costs k wavefronts (degree k; lanes reading the same word are a broadcast, degree 1).
 // The GPU build has no such counter: there, run grader/tools/ncu_bank_conflicts.sh (Nsight Compute) instead.
-// Header-only, so tests include it without calling the backend directly.
+// In a judge (course/remote.h) the counts are those the worker reported for the launches it ran.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#if defined(COURSE_BACKEND_CPU)
-#include <course_cpu/diagnostics.h>
-#endif
 
 namespace course {
 
@@ -69,29 +65,8 @@ struct BankConflicts {
   }
 };
 
-// The bank-conflict statistics of the kernels run since the last call (and forgets them).
-inline BankConflicts take_bank_conflicts() {
-  BankConflicts result;
-#if defined(COURSE_BACKEND_CPU)
-  const course_cpu::BankConflictReport report = course_cpu::take_bank_conflicts();
-  if (!course_cpu::check_mode_active()) {
-    result.reason = "counted only in check mode (the labNN.check.* tests); no check-mode kernel has run here";
-    return result;
-  }
-  result.available = true;
-  for (const auto& l : report.lines)
-    result.lines.push_back({l.file, l.line, l.variable, l.store, l.requests, l.wavefronts, l.max_degree});
-  result.load_requests = report.load_requests;
-  result.load_wavefronts = report.load_wavefronts;
-  result.store_requests = report.store_requests;
-  result.store_wavefronts = report.store_wavefronts;
-  result.max_degree = report.max_degree;
-#else
-  result.reason =
-      "not available on the GPU build: bank conflicts are counted by the CPU backend's check mode (labNN.check.* "
-      "tests); on a GPU, measure them with grader/tools/ncu_bank_conflicts.sh (Nsight Compute)";
-#endif
-  return result;
-}
+// The bank-conflict statistics of the kernels run since the last call (and forgets them): those the worker reported
+// (course/remote.h) in a judge, those of this process's own check-mode kernels otherwise.
+BankConflicts take_bank_conflicts();
 
 }  // namespace course

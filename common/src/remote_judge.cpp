@@ -1,0 +1,296 @@
+// The judge's end of the judge/worker split (course/remote.h): starts the worker, shares the buffers a call names,
+// sends the call, and keeps the worker's report for run_launcher and take_bank_conflicts.
+#include "course/remote.h"
+#include "remote_memory.h"
+#include "remote_wire.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+namespace course::remote {
+
+namespace {
+
+// Variables the worker may see (everything else, the seed included, stays in the judge).
+constexpr const char* kWorkerEnvironment[] = {"PATH",
+                                              "LANG",
+                                              "LC_ALL",
+                                              "CUDA_VISIBLE_DEVICES",
+                                              "CUDA_DEVICE_ORDER",
+                                              "COURSE_CPU_THREADS",
+                                              "COURSE_CPU_STACK_KB",
+                                              "COURSE_CPU_QUIET"};
+
+struct Sent {
+  std::uint64_t id;
+  const void* probe;  // a pointer into it: the allocation is alive while it still exports with the same id
+};
+
+struct State {
+  std::string worker;             // --course-worker=PATH
+  std::vector<std::string> wrap;  // --course-worker-wrap=ARG, in order (the grader's sandbox command)
+  pid_t pid = -1;
+  int socket = -1;
+  std::uint64_t sequence = 0;
+  std::map<std::uint64_t, Sent> sent;  // allocations the worker has mapped, by id
+  std::optional<Outcome> outcome;
+  std::optional<BankConflicts> banks;
+  bool judge = false;
+  int repeat = 1;         // arm_repeat: for the next call only
+  bool consumed = false;  // the armed repeat was taken by a call
+};
+State& state() {
+  static State s;
+  return s;
+}
+
+[[noreturn]] void fail_setup(const std::string& why) { throw std::runtime_error("the lab's worker process: " + why); }
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "it exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = strsignal(sig);
+    return "it was killed by signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
+  }
+  return "it stopped";
+}
+
+// The worker died or broke the protocol: collect its exit status, forget it (the next call starts a new one).
+std::string bury() {
+  State& s = state();
+  if (s.socket >= 0) close(s.socket);
+  s.socket = -1;
+  s.sent.clear();
+  std::string how = "it is gone";
+  if (s.pid > 0) {
+    kill(s.pid, SIGKILL);
+    int status = 0;
+    if (waitpid(s.pid, &status, 0) == s.pid) how = describe_status(status);
+  }
+  s.pid = -1;
+  return how;
+}
+
+void start() {
+  State& s = state();
+  if (s.worker.empty())
+    fail_setup(
+        "no worker program was named. The test programs of a lab are judges: run them through ctest, or "
+        "pass --course-worker=PATH of the lab's worker program (the grader does).");
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) fail_setup("socketpair failed");
+  std::vector<std::string> args = s.wrap;
+  args.push_back(s.worker);
+  std::vector<std::string> env;
+  for (const char* name : kWorkerEnvironment)
+    if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) fail_setup("fork failed");
+  if (pid == 0) {
+    // The child: socket on fd 3, stdin from /dev/null, stdout/stderr shared with the judge (the student's printf);
+    // nothing else open (the judge's report pipe above all), and it dies with the judge.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (dup2(pair[1], 3) != 3) _exit(127);
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    closefrom(4);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  close(pair[1]);
+  s.pid = pid;
+  s.socket = pair[0];
+  wire::Message hello{};
+  std::string why;
+  if (!wire::receive(s.socket, hello, nullptr, &why) || hello.type != wire::Type::hello)
+    fail_setup("it did not start (" + bury() + "): " + s.worker);
+}
+
+wire::Message message(wire::Type type) {
+  wire::Message m;
+  std::memset(&m, 0, sizeof m);
+  m.magic = wire::kMagic;
+  m.type = type;
+  return m;
+}
+
+// Tells the worker about freed allocations, then makes sure it has mapped the one `p` points into.
+bool share(const void* p, wire::Arg* arg, std::string* why) {
+  State& s = state();
+  wire::Allocation a{};
+  int fd = -1;
+  std::uint64_t offset = 0;
+  if (!export_pointer(p, &a, &fd, &offset)) {
+    *why = "a pointer argument is not in a device buffer of the test";
+    return false;
+  }
+  arg->kind = wire::ArgKind::pointer;
+  arg->allocation = a.id;
+  arg->offset = offset;
+  if (s.sent.count(a.id)) return true;
+  wire::Message m = message(wire::Type::allocation);
+  m.allocation = a;
+  if (!wire::send(s.socket, m, fd)) {
+    *why = "the worker is gone";
+    return false;
+  }
+  s.sent[a.id] = Sent{a.id, p};
+  return true;
+}
+
+void forget_freed() {
+  State& s = state();
+  for (auto it = s.sent.begin(); it != s.sent.end();) {
+    wire::Allocation a{};
+    int fd = -1;
+    std::uint64_t offset = 0;
+    if (export_pointer(it->second.probe, &a, &fd, &offset) && a.id == it->first) {
+      ++it;
+      continue;
+    }
+    wire::Message m = message(wire::Type::forget);
+    m.forget = it->first;
+    wire::send(s.socket, m);
+    it = s.sent.erase(it);
+  }
+}
+
+void keep_banks(const wire::Outcome& o) {
+  if (!o.check_mode) return;
+  State& s = state();
+  if (!s.banks) s.banks.emplace();
+  BankConflicts& b = *s.banks;
+  b.available = true;
+  const int lines = o.bank_line_count < 0 ? 0 : (o.bank_line_count > wire::kMaxBankLines ? 0 : o.bank_line_count);
+  for (int i = 0; i < lines; ++i) {
+    const wire::BankLine& l = o.bank_lines[i];
+    b.lines.push_back({wire::printable(l.file, sizeof l.file), l.line, wire::printable(l.variable, sizeof l.variable),
+                       l.store != 0, l.requests, l.wavefronts, l.max_degree});
+  }
+  b.load_requests += o.load_requests;
+  b.load_wavefronts += o.load_wavefronts;
+  b.store_requests += o.store_requests;
+  b.store_wavefronts += o.store_wavefronts;
+  if (o.max_degree > b.max_degree) b.max_degree = o.max_degree;
+}
+
+}  // namespace
+
+bool is_judge() { return state().judge; }
+
+void arm_repeat(int n) {
+  State& s = state();
+  s.repeat = n < 1 ? 1 : (n > static_cast<int>(wire::kMaxRepeat) ? static_cast<int>(wire::kMaxRepeat) : n);
+  s.consumed = false;
+}
+
+bool repeat_consumed() { return state().consumed; }
+
+void configure_from_args(int* argc, char** argv) {
+  State& s = state();
+  s.judge = true;
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string a = argv[i];
+    if (a.rfind("--course-worker=", 0) == 0) {
+      s.worker = a.substr(16);
+    } else if (a.rfind("--course-worker-wrap=", 0) == 0) {
+      s.wrap.push_back(a.substr(21));
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  *argc = out;
+  argv[out] = nullptr;
+}
+
+void call_values(const std::string& launcher, const std::vector<Value>& args) {
+  State& s = state();
+  Outcome outcome;
+  if (s.socket < 0) start();
+  wire::Message m = message(wire::Type::call);
+  wire::Call& c = m.call;
+  c.sequence = ++s.sequence;
+  wire::copy_text(c.launcher, sizeof c.launcher, launcher);
+  if (args.size() > static_cast<std::size_t>(wire::kMaxArgs)) throw std::invalid_argument("too many arguments");
+  c.arg_count = static_cast<std::uint32_t>(args.size());
+  c.repeat = static_cast<std::uint32_t>(s.repeat);
+  s.consumed = true;
+  s.repeat = 1;
+  forget_freed();
+  std::string why;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    wire::Arg& a = c.args[i];
+    switch (args[i].kind) {
+      case Value::Kind::integer:
+        a.kind = wire::ArgKind::integer;
+        a.integer = args[i].integer;
+        break;
+      case Value::Kind::real:
+        a.kind = wire::ArgKind::real;
+        a.real = args[i].real;
+        break;
+      case Value::Kind::default_stream:
+        if (args[i].pointer != nullptr)
+          throw std::invalid_argument(
+              "the tests pass stream 0 to a lab's launcher; a remote call cannot carry another");
+        a.kind = wire::ArgKind::default_stream;
+        break;
+      case Value::Kind::pointer:
+        if (args[i].pointer == nullptr) {
+          a.kind = wire::ArgKind::null_pointer;
+        } else if (!share(args[i].pointer, &a, &why)) {
+          throw std::invalid_argument(launcher + ": " + why);
+        }
+        break;
+    }
+  }
+  wire::Message reply{};
+  if (!wire::send(s.socket, m) || !wire::receive(s.socket, reply, nullptr, &why)) {
+    outcome.failure = "the process running your code ended during the call: " + bury() + ".";
+  } else if (reply.type != wire::Type::outcome || reply.outcome.sequence != c.sequence) {
+    bury();
+    outcome.failure = "the process running your code answered out of turn (its protocol was broken).";
+  } else {
+    const wire::Outcome& o = reply.outcome;
+    if (o.protocol_error) {
+      outcome.failure =
+          "the process running your code could not run the call: " + wire::printable(o.text, sizeof o.text, 500);
+    } else {
+      outcome.launch = static_cast<cudaError_t>(o.launch_error);
+      outcome.run = static_cast<cudaError_t>(o.run_error);
+      outcome.findings = wire::printable(o.text, sizeof o.text);
+      keep_banks(o);
+    }
+  }
+  s.outcome = outcome;
+}
+
+std::optional<Outcome> take_outcome() {
+  std::optional<Outcome> o;
+  o.swap(state().outcome);
+  return o;
+}
+
+std::optional<BankConflicts> take_bank_conflicts() {
+  std::optional<BankConflicts> b;
+  b.swap(state().banks);
+  return b;
+}
+
+}  // namespace course::remote
