@@ -1,6 +1,7 @@
 #include "course/measure.h"
 
 #include "course/device.h"
+#include "course/remote.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -140,9 +141,15 @@ std::string PerfState::summary() const {
   for (const auto* list : {&r.baselines, &r.also})
     for (const Measured& m : *list) width = std::max(width, m.name.size());
   const int w = static_cast<int>(width);
-  std::string text = "size: " + sizes_text() +
-                     format("; each time: the median of %d runs after %d warm-up runs%s\n", options_.runs,
-                            options_.warmup, options_.flush_l2 ? ", L2 flushed before each run" : "");
+  const std::string how =
+      remote::is_judge()
+          ? format(
+                "; each time: the median of %d batches of back-to-back calls (lab: %d per batch, run by the worker "
+                "process), wall clock, after %d warm-up calls\n",
+                options_.runs, r.lab.timing.batch, options_.warmup)
+          : format("; each time: the median of %d runs after %d warm-up runs%s\n", options_.runs, options_.warmup,
+                   options_.flush_l2 ? ", L2 flushed before each run" : "");
+  std::string text = "size: " + sizes_text() + how;
   for (const Measured& b : r.baselines)
     text += format("  %-*s  baseline    %9.1f %-7s  median %.4f ms before the lab, %.4f ms after\n", w, b.name.c_str(),
                    b.rate(), b.work.rate_unit(), b.timing.median_ms, b.after ? b.after->median_ms : 0.0);

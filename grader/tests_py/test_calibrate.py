@@ -79,8 +79,13 @@ class PerfRun(TempDirTest):
             "verdict": "pass",
         }
         data = report([(suite, case, "passed", [], props)])
-        exe = fake_gtest(self.tmp / "prog", f"json.dump({data!r}, open(report, 'w'))\n")
-        got = calibrate.run_once(exe, LAB, timeout=30)
+        # The judge (labNN_judge_gpu beside the worker) is what runs; it is told where the worker is.
+        fake_gtest(
+            self.tmp / f"lab{LAB.number}_judge_gpu",
+            "assert '--course-worker=' + os.path.join(os.path.dirname(sys.argv[0]), 'worker') in sys.argv\n"
+            f"json.dump({data!r}, open(report, 'w'))\n",
+        )
+        got = calibrate.run_once(self.tmp / "worker", LAB, timeout=30)
         self.assertEqual(got[perf.test]["ratio"], 0.534)
         self.assertEqual(got[perf.test]["threshold_section"], "gpu.nvidia_h200")
         other = LAB.perf[1].test

@@ -33,7 +33,8 @@ from course_grader import catalogue, gtest, manifest  # noqa: E402
 
 
 def executables(build: Path, lab: manifest.Lab) -> list[tuple[str, Path]]:
-    """(role, program) for one lab: the names CourseLab.cmake gives the solution, variant and catalogue programs."""
+    """(role, worker program) for one lab: the names CourseLab.cmake gives the solution, variant and catalogue
+    programs (each runs under the lab's judge, labNN_judge_gpu)."""
     grader = build / "grader"
     out = [("must pass", grader / f"solution{lab.number}_gpu")]
     out += [("must pass", grader / f"lab{lab.number}_variant_{Path(v).stem}_gpu") for v in lab.variants]
@@ -46,10 +47,18 @@ def executables(build: Path, lab: manifest.Lab) -> list[tuple[str, Path]]:
 
 
 def run_once(exe: Path, lab: manifest.Lab, timeout: float) -> dict[str, dict]:
-    """One process running the lab's perf tests: {test: what it recorded, or {"problem": why not}}."""
+    """One judge process running the lab's perf tests with the worker `exe` (common/include/course/remote.h):
+    {test: what it recorded, or {"problem": why not}}."""
+    judge = exe.parent / f"lab{lab.number}_judge_gpu"
     with tempfile.TemporaryDirectory() as tmp:
         r = gtest.run_gtest(
-            exe, ":".join(p.test for p in lab.perf), workdir=Path(tmp), timeout=timeout, env=None, max_output_bytes=None
+            judge,
+            ":".join(p.test for p in lab.perf),
+            workdir=Path(tmp),
+            timeout=timeout,
+            env=None,
+            max_output_bytes=None,
+            extra_args=(f"--course-worker={exe}",),
         )
     results = {}
     for perf in lab.perf:

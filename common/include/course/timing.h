@@ -5,6 +5,10 @@
 //   course::Timing t = course::time_runs([&] { matadd(a, b, c, rows, cols, 0); });
 //   double gbps = 3.0 * bytes_per_array / (t.median_ms * 1e6);
 //
+// In a judge program (course/remote.h: the lab's launcher runs in another process, which CUDA events here cannot
+// see) every launcher is timed instead with the wall clock over batches of back-to-back calls from an idle device to
+// an idle device, without L2 flushes (timing.cpp says why); Timing::batch says how many calls a sample holds.
+//
 // The perf tests do not call these directly: course::PerfState (course/measure.h) times every lab with them.
 #pragma once
 
@@ -28,6 +32,7 @@ struct Timing {
   double min_ms = 0.0;
   double max_ms = 0.0;
   double spread = 0.0;  // (max - min) / median
+  int batch = 1;        // calls per sample: 1 with CUDA events; in a judge, the back-to-back calls of one batch
 };
 
 // Times `launch` (which enqueues GPU work). Launch errors are checked after every run.
