@@ -41,7 +41,7 @@ def printable(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _without_suffix(name: str) -> str:
+def without_suffix(name: str) -> str:
     for suffix in ARCHIVE_SUFFIXES:
         if name.lower().endswith(suffix):
             return name[: -len(suffix)]
@@ -51,7 +51,7 @@ def _without_suffix(name: str) -> str:
 def student_id(raw: str) -> str:
     """A safe identifier from a folder or archive name: lower case, [a-z0-9._-], every run of other characters one
     '_' ("Anna Lee" -> "anna_lee"). Names that come out alike are told apart by unique_ids()."""
-    safe = re.sub(r"[^a-z0-9._-]+", "_", printable(_without_suffix(raw)).lower()).strip("._-")
+    safe = re.sub(r"[^a-z0-9._-]+", "_", printable(without_suffix(raw)).lower()).strip("._-")
     return safe[:64].rstrip("._-") or "student"
 
 
@@ -142,6 +142,18 @@ class _Collector:
                         f"; {hint[0]}" if hint else ""
                     )
                     break
+                # A copy under solutions/ (a fork of the course repository) is never graded: the lab's own path wins.
+                copies = [printable(p) for p, _ in found if _in_solutions(p)]
+                found = [(p, d) for p, d in found if not _in_solutions(p)]
+                if copies:
+                    mine = f"; yours is {printable(found[0][0])}" if len(found) == 1 else ""
+                    sub.notes.append(f"ignored {', '.join(copies[:4])}: files under solutions/ are never graded{mine}")
+                if not found:
+                    lf.problem = (
+                        f"no {name} in the submission outside solutions/ (expected labs/{lab.folder}/{name}, "
+                        f"{lab.folder}/{name} or {name})"
+                    )
+                    break
                 # A file inside another lab's folder is misplaced; one inside this lab's folder or at the top is fine.
                 good = [(p, d) for p, d in found if _parent_ok(p, lab, self.course)]
                 if not good:
@@ -151,7 +163,10 @@ class _Collector:
                     break
                 if len(good) > 1:
                     paths = ", ".join(printable(p) for p, _ in good[:4])
-                    lf.problem = f"{name} appears {len(good)} times ({paths}); submit exactly one"
+                    lf.problem = (
+                        f"{name} appears {len(good)} times ({paths}), and the grader cannot tell which one is your "
+                        f"work: submit exactly one, at labs/{lab.folder}/{name}, {lab.folder}/{name} or {name}"
+                    )
                     break
                 path, data = good[0]
                 if data is None:
@@ -168,6 +183,11 @@ class _Collector:
                 lf.files[name] = data
             sub.labs[lab.number] = lf
         return sub
+
+
+def _in_solutions(path: str) -> bool:
+    """Under a folder named solutions/: the course's reference solutions, in a submission that is a fork."""
+    return "solutions" in (part.lower() for part in path.replace("\\", "/").split("/")[:-1])
 
 
 def _parent_ok(path: str, lab: Lab, course: Course) -> bool:
@@ -306,7 +326,7 @@ def discover(folder: Path, course: Course, labs: tuple[Lab, ...]) -> tuple[list[
             notes.append(f"{printable(entry.name)}: a symbolic link, not a submission (ignored)")
             continue
         if entry.is_dir(follow_symlinks=False) or (entry.is_file(follow_symlinks=False) and is_archive(entry.name)):
-            by_name.setdefault(_without_suffix(entry.name), []).append(entry)
+            by_name.setdefault(without_suffix(entry.name), []).append(entry)
         else:
             notes.append(f"{printable(entry.name)}: not a folder or an archive (ignored)")
     ids = unique_ids(list(by_name))

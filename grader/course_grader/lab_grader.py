@@ -126,7 +126,7 @@ class LabGrader:
 
     def run_tests(
         self,
-        exe: Path,
+        program: Program,
         gtest_filter: str,
         where: Path,
         gpu: str | None,
@@ -135,9 +135,11 @@ class LabGrader:
     ) -> gtest.GTestRun:
         """One test process, in the sandbox (runner.run_gtest). After a failure on a GPU, the GPU's health is
         checked: a broken GPU is not a student's fault (GpuUnhealthy: not graded)."""
+        exe = program.path
         r = runner.run_gtest(
             exe,
             gtest_filter,
+            worker=program.worker,
             workdir=where,
             timeout=timeout or self.course.limits.test_seconds,
             env=self.env(where, gpu),
@@ -171,9 +173,8 @@ class LabGrader:
             res.verdict, res.message, res.correctness = "forbidden", str(e), "fail"
             res.correctness_score = res.perf_score = 0
             res.ratio = res.threshold = None
-        for path in (tree.student_dir, self.work):  # the grader's folders mean nothing to a student
-            res.message = res.message.replace(f"{path}/", "")
-        res.message = self.scrub(res.message)
+        roots = {tree.student_dir: diagnostics.STUDENT_FOLDER_AS, self.work: "", self.course.repo_root: ""}
+        res.rewrite_text(lambda text: self.scrub(diagnostics.relative_paths(text, roots)))  # repository-relative paths
         res.seconds = time.monotonic() - start
         return res
 
@@ -232,7 +233,7 @@ class LabGrader:
     def _correctness(self, programs: list[Program], lab: Lab, where: Path, gpu: str | None, res: LabResult) -> bool:
         passed = total = 0
         for p in programs:
-            r = self.run_tests(p.path, "-*Perf.*", where / p.mode, gpu if p.mode == "gpu" else None)
+            r = self.run_tests(p, "-*Perf.*", where / p.mode, gpu if p.mode == "gpu" else None)
             if not r.ok:
                 res.correctness = "fail"
                 res.verdict = "timeout" if r.completed and r.completed.timed_out else "crash"
@@ -244,6 +245,7 @@ class LabGrader:
             if failed:
                 res.correctness = "fail"
                 res.verdict = "wrong"
+                res.failures = [(c.full_name, diagnostics.first_failure(c)) for c in failed]
                 found = diagnostics.findings(failed)
                 res.message = (
                     f"{len(failed)} of {len(cases)} correctness tests failed ({p.name})"
@@ -278,7 +280,7 @@ class LabGrader:
         timeout = self.course.limits.test_seconds * gpus.SANITIZER_SLOWDOWN
         for name in gpus.SANITIZER_TOOLS:
             folder = where / f"sanitizer-{name}"
-            r = self.run_tests(program.path, "-*Perf.*", folder, gpu, gpus.sanitizer_prefix(tool, name), timeout)
+            r = self.run_tests(program, "-*Perf.*", folder, gpu, gpus.sanitizer_prefix(tool, name), timeout)
             c = r.completed
             if c is None or c.timed_out:
                 status, why = "unknown", f"compute-sanitizer --tool {name} ran past {timeout:g} s"
@@ -298,7 +300,7 @@ class LabGrader:
             res.verdict, res.perf_note = "correct", "not graded: the lab declares no perf test"
             res.message += f"; {res.perf_note}"
             return
-        first = self.run_tests(program.path, ":".join(p.test for p in lab.perf), where / "perf-0", gpu)
+        first = self.run_tests(program, ":".join(p.test for p in lab.perf), where / "perf-0", gpu)
         if not first.ok:
             res.verdict = "perf-error"
             res.message += f"; perf: {first.problem}"
@@ -309,7 +311,7 @@ class LabGrader:
             name = perf.test
 
             def run_once(i: int, name=name) -> scoring.Measurement:
-                r = first if i == 0 else self.run_tests(program.path, name, where / f"perf-{i}-{name}", gpu)
+                r = first if i == 0 else self.run_tests(program, name, where / f"perf-{i}-{name}", gpu)
                 return measurement(r, name)
 
             v = scoring.measure_perf(

@@ -148,6 +148,49 @@ class Layouts(TempDirTest):
         self.assertTrue(any("input_notes.txt" in n for n in notes))
 
 
+class Forks(TempDirTest):
+    """A submission that is a fork of the course repository: the lab's own path wins over solutions/."""
+
+    def setUp(self):
+        super().setUp()
+        (self.tmp / "input").mkdir()
+
+    def read(self, members: dict):
+        make_zip(self.tmp / "input" / "fork.zip", members)
+        return intake.read_submission(self.tmp / "input" / "fork.zip", "fork", COURSE, LABS)
+
+    def test_the_labs_own_path_wins_over_solutions(self):
+        for mine in ("labs/01_matadd/matadd.cu", "01_matadd/matadd.cu", "course-main/labs/01_matadd/matadd.cu"):
+            top = mine.split("labs/")[0] if mine.startswith("course-main") else ""
+            sub = self.read({mine: CORRECT, f"{top}solutions/01_matadd/matadd.cu": b"// the reference solution\n"})
+            self.assertEqual(sub.labs["01"].problem, "", mine)
+            self.assertEqual(sub.labs["01"].files, {"matadd.cu": CORRECT}, mine)
+            note = [n for n in sub.notes if "solutions/" in n]
+            self.assertEqual(len(note), 1, sub.notes)
+            self.assertIn(f"ignored {top}solutions/01_matadd/matadd.cu", note[0])
+            self.assertIn(f"yours is {mine}", note[0])
+
+    def test_a_copy_only_under_solutions_is_not_graded(self):
+        sub = self.read({"solutions/01_matadd/matadd.cu": CORRECT})
+        self.assertTrue(sub.labs["01"].problem.startswith("no matadd.cu in the submission outside solutions/"))
+        self.assertIn("labs/01_matadd/matadd.cu", sub.labs["01"].problem)
+        self.assertTrue(any("never graded" in n for n in sub.notes))
+
+    def test_two_copies_outside_solutions_are_still_ambiguous(self):
+        sub = self.read(
+            {
+                "labs/01_matadd/matadd.cu": CORRECT,
+                "01_matadd/matadd.cu": CORRECT,
+                "solutions/01_matadd/matadd.cu": CORRECT,
+            }
+        )
+        problem = sub.labs["01"].problem
+        self.assertIn("matadd.cu appears 2 times (labs/01_matadd/matadd.cu, 01_matadd/matadd.cu)", problem)
+        self.assertNotIn("solutions/", problem)
+        self.assertIn("cannot tell which one", problem)
+        self.assertIn("submit exactly one", problem)
+
+
 class Archives(TempDirTest):
     def setUp(self):
         super().setUp()
