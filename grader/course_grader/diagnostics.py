@@ -8,16 +8,52 @@ from pathlib import Path
 from .gtest import TestCase
 
 
+# Where a student reads the grader's folders: the worker's student folder stands for the course's labs/ (the staged
+# file is labs/NN_name/<file> in the student's own copy of the course); the others are dropped.
+STUDENT_FOLDER_AS = "labs/"
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters: cut at the last space before the limit, with '…' in place of the rest
+    (a word is never cut unless it alone is longer than half the limit)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(0, limit - 1)]
+    space = max(cut.rfind(" "), cut.rfind("\n"))
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" \n|;,:") + "…"
+
+
+def relative_paths(text: str, roots: dict[Path, str]) -> str:
+    """`text` with each folder of `roots` (as given and resolved) followed by '/' replaced by what it maps to: the
+    grader's absolute paths become paths relative to the course repository ('grader/labs/01_matadd/test.cpp:70',
+    'labs/01_matadd/matadd.cu:12'). The longest folder first, so that a folder inside another maps by its own rule."""
+    prefixes: dict[str, str] = {}
+    for root, replacement in roots.items():
+        for form in (str(root), str(Path(root).resolve())):
+            prefixes.setdefault(form.rstrip("/") + "/", replacement)
+    for prefix in sorted(prefixes, key=len, reverse=True):
+        text = text.replace(prefix, prefixes[prefix])
+    return text
+
+
+def unique_lines(lines: list[str]) -> list[str]:
+    """`lines` without repeats, in their order (the same compiler error from two programs' builds is shown once)."""
+    return list(dict.fromkeys(lines))
+
+
 def compiler_messages(text: str, student_dir: Path) -> str:
-    """The compiler's error lines, with the grader's paths removed so they read 'matadd.cu:12: error: ...'."""
-    text = text.replace(str(student_dir) + "/", "")
+    """The compiler's error lines, each once, with the student's folder shown as the course's labs/ so that they read
+    'labs/01_matadd/matadd.cu:12: error: ...'."""
+    text = relative_paths(text, {student_dir: STUDENT_FOLDER_AS})
     lines = [
         line
         for line in text.splitlines()
         if re.search(r"\b(error|Error)\b", line) and "ninja: build stopped" not in line
     ]
     lines = [line for line in lines if not line.startswith(("FAILED:", "ninja:"))] or lines
-    return "\n".join(lines[:8])[:1500]
+    return shorten("\n".join(unique_lines(lines)[:8]), 1500)
 
 
 def findings(failed: list[TestCase]) -> str:
@@ -31,8 +67,8 @@ def findings(failed: list[TestCase]) -> str:
     return ", ".join(list(seen)[:6])
 
 
-def first_lines(text: str, n: int = 3) -> str:
-    return " | ".join(line.strip() for line in text.strip().splitlines()[:n])[:500]
+def first_lines(text: str, n: int = 3, limit: int = 500) -> str:
+    return shorten(" | ".join(line.strip() for line in text.strip().splitlines()[:n]), limit)
 
 
 def first_failure(case: TestCase) -> str:
@@ -46,4 +82,4 @@ def program_output(output_tail: str) -> str:
         for line in output_tail.splitlines()
         if line.startswith("[course-cpu]") or "cudaError" in line or "illegal" in line.lower()
     ]
-    return ("program output: " + " ".join(keep[:3]))[:600] if keep else ""
+    return shorten("program output: " + " ".join(unique_lines(keep)[:3]), 600) if keep else ""

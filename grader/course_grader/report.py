@@ -1,8 +1,11 @@
-"""Outputs: class.csv, results/<student>/results.json (Gradescope format), summary.md, plots (optional). Each of the
-first three records how student code was isolated (sandbox.Policy.note: "bubblewrap", or OFF with --no-sandbox)."""
+"""Outputs: class.csv, results/<student>/results.json (Gradescope format: results_json.py), summary.md, class.json (the
+results as data: record.py), plots (optional). Each of the first three records how student code was isolated
+(sandbox.Policy.note: "bubblewrap", or OFF with --no-sandbox). Every file is written whole or not at all (a temporary
+file renamed over it)."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import shutil
@@ -12,6 +15,9 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from . import record, results_json
+from .config import Visibility
+from .diagnostics import shorten
 from .intake import Submission
 from .manifest import Lab
 from .verdicts import PROBLEM_VERDICTS, VERDICTS, LabResult
@@ -19,91 +25,57 @@ from .verdicts import PROBLEM_VERDICTS, VERDICTS, LabResult
 CSV_FIELDS = ["student", "lab", "correctness", "ratio", "score", "max_score", "verdict", "message", "sandbox"]
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """`path` holds `text` afterwards; a reader (or a crash) sees the old file or the new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def _ratio(r: LabResult) -> str:
     return "" if r.ratio is None else f"{r.ratio:.3f}"
 
 
 def write_csv(results: list[LabResult], path: Path, isolation: str = "") -> None:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_FIELDS)
-        for r in results:
-            w.writerow(
-                [
-                    r.student,
-                    f"lab{r.lab}",
-                    r.correctness,
-                    _ratio(r),
-                    f"{r.score:g}",
-                    f"{r.max_score:g}",
-                    r.verdict,
-                    r.message.replace("\n", " | "),
-                    isolation,
-                ]
-            )
-
-
-def gradescope_results(
-    results: list[LabResult], notes: list[str], perf_output: str | None = None, isolation: str = ""
-) -> dict:
-    """One student's results in Gradescope's results.json format (`isolation` goes to extra_data.sandbox)."""
-    tests = []
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(CSV_FIELDS)
     for r in results:
-        tests.append(
-            {
-                "name": f"lab{r.lab} correctness",
-                "score": r.correctness_score,
-                "max_score": r.correctness_max,
-                "output": f"{r.verdict}: {r.message}",
-                "visibility": "visible",
-            }
+        w.writerow(
+            [
+                r.student,
+                f"lab{r.lab}",
+                r.correctness,
+                _ratio(r),
+                f"{r.score:g}",
+                f"{r.max_score:g}",
+                r.verdict,
+                r.message.replace("\n", " | "),
+                isolation,
+            ]
         )
-        if r.perf_note and perf_output is not None:
-            tests.append(
-                {
-                    "name": f"lab{r.lab} performance",
-                    "score": 0,
-                    "max_score": 0,
-                    "output": perf_output,
-                    "visibility": "visible",
-                }
-            )
-        else:
-            if r.ratio is not None and r.threshold is not None:
-                perf = f"ratio {r.ratio:.3f} (threshold {r.threshold:.3f}): {r.perf_score:g} of {r.perf_max:g} points"
-            elif r.perf_note:
-                perf = r.perf_note
-            elif r.correctness != "pass":
-                perf = "not graded: performance counts only for a correct lab"
-            else:
-                perf = f"{r.verdict}: {r.message}"
-            tests.append(
-                {
-                    "name": f"lab{r.lab} performance",
-                    "score": r.perf_score,
-                    "max_score": r.perf_max,
-                    "output": perf,
-                    "visibility": "visible",
-                }
-            )
-    out = {"score": round(sum(t["score"] for t in tests), 2), "tests": tests}
-    if notes:
-        out["output"] = "Notes about your submission:\n" + "\n".join(f"- {n}" for n in notes)
-    if isolation:
-        out["extra_data"] = {"sandbox": isolation}
-    return out
+    write_atomic(path, f.getvalue())
 
 
-def write_student_results(results: list[LabResult], subs: list[Submission], out: Path, isolation: str = "") -> None:
+def write_student_results(
+    results: list[LabResult],
+    subs: list[Submission],
+    out: Path,
+    isolation: str = "",
+    visibility: dict | None = None,
+    assignment: str = "",
+) -> None:
+    """OUT/results/<student>/results.json for every student of `results`."""
     by_student: dict[str, list[LabResult]] = defaultdict(list)
     for r in results:
         by_student[r.student].append(r)
     notes = {s.student: s.notes for s in subs}
+    extra = {k: v for k, v in (("sandbox", isolation), ("assignment", assignment)) if v}
     for student, rs in by_student.items():
         d = out / "results" / student
         d.mkdir(parents=True, exist_ok=True)
-        data = gradescope_results(rs, notes.get(student, []), isolation=isolation)
-        (d / "results.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        data = results_json.student_results(rs, notes.get(student, []), Visibility(**(visibility or {})), extra=extra)
+        write_atomic(d / "results.json", json.dumps(data, indent=2) + "\n")
 
 
 def _md(text: str) -> str:
@@ -119,7 +91,10 @@ def write_summary(
     out: Path,
     plots: list[str],
     isolation: str = "",
+    assignment: str = "",
+    due: str = "",
 ) -> None:
+    top = sum(lab.max_points for lab in labs)
     lines = [
         "# Grading summary",
         "",
@@ -127,6 +102,8 @@ def write_summary(
         + ("" if backend == "gpu" else " (performance not graded: no GPU)"),
         "",
     ]
+    if assignment:
+        lines += [f"Assignment **{assignment}**" + (f", due {due}" if due else "") + f", out of {top:g} points", ""]
     if isolation:
         lines += [f"Sandbox for student code: {'**' + isolation + '**' if 'OFF' in isolation else isolation}", ""]
     if ignored:
@@ -154,7 +131,7 @@ def write_summary(
     totals: dict[str, float] = defaultdict(float)
     for r in results:
         totals[r.student] += r.score
-    top = sum(lab.max_points for lab in labs) or 1
+    top = top or 1
     buckets = Counter(min(9, int(10 * t / top)) for t in totals.values())
     lines += ["| total | students |", "|---|---|"]
     for b in range(9, -1, -1):
@@ -164,7 +141,7 @@ def write_summary(
     problems = [r for r in results if r.verdict in PROBLEM_VERDICTS]
     if problems:
         lines += ["| student | lab | verdict | message |", "|---|---|---|---|"]
-        lines += [f"| {r.student} | lab{r.lab} | {r.verdict} | {_md(r.message[:300])} |" for r in problems]
+        lines += [f"| {r.student} | lab{r.lab} | {r.verdict} | {_md(shorten(r.message, 300))} |" for r in problems]
     else:
         lines.append("None.")
     empty = sorted({s.student for s in subs} - {r.student for r in results if r.verdict != "missing"})
@@ -172,7 +149,7 @@ def write_summary(
         lines += ["", "Submissions with none of the graded labs: " + ", ".join(empty)]
     if plots:
         lines += ["", "## Plots", ""] + [f"![{Path(p).stem}]({p})" for p in plots]
-    (out / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_atomic(out / "summary.md", "\n".join(lines) + "\n")
 
 
 _PLOT_SCRIPT = r"""
@@ -237,11 +214,28 @@ def write_plots(results: list[LabResult], labs: tuple[Lab, ...], out: Path) -> t
     return [f"plots/lab{s['lab']}.png" for s in spec], ""
 
 
-def write_all(results, subs, labs, ignored, backend, out: Path, plots: bool = True, isolation: str = "") -> str:
+def write_all(
+    results,
+    subs,
+    labs,
+    ignored,
+    backend,
+    out: Path,
+    plots: bool = True,
+    isolation: str = "",
+    visibility: dict | None = None,
+    assignment: str = "",
+    due: str = "",
+) -> str:
+    """Every output of a class run into `out` (results/ is written afresh). Returns a message about the plots."""
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "results", ignore_errors=True)
     write_csv(results, out / "class.csv", isolation)
-    write_student_results(results, subs, out, isolation)
+    write_student_results(results, subs, out, isolation, visibility, assignment)
     made, message = write_plots(results, labs, out) if plots else ([], "")
-    write_summary(results, subs, labs, ignored, backend, out, made, isolation)
+    write_summary(results, subs, labs, ignored, backend, out, made, isolation, assignment, due)
+    rec = record.Record(
+        backend, [lab.number for lab in labs], results, subs, ignored, isolation, visibility, assignment, due
+    )
+    write_atomic(out / record.NAME, record.to_json(rec))
     return message

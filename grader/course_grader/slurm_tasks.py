@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from . import cli, config, report, slurm
+from .diagnostics import shorten
 from .intake import Submission
 from .verdicts import LabResult
 
@@ -179,7 +180,7 @@ def why_failed(plan: dict, k: int) -> str:
     if state:
         why += f" (Slurm job {job}: {state}" + (f", exit code {code})" if code else ")")
     why = " | ".join(line.strip() for line in why.splitlines() if line.strip())
-    return why if len(why) <= 400 else why[:397] + "..."
+    return shorten(why, 400)
 
 
 Shard = tuple[list[LabResult], list[Submission], dict]  # results, submissions, report.write_all's other arguments
@@ -205,6 +206,13 @@ def read_record(plan: dict, k: int, labs: tuple[str, ...]) -> Shard | None:
     return results, subs, record.get("extra") or {}
 
 
+def graded_labs(plan: dict, course: config.Course) -> tuple:
+    """The run's labs, with the points of its assignment (grade.py --assignment) where it has one."""
+    if plan.get("assignment"):
+        return course.assignments[plan["assignment"]].select(course.existing_labs())
+    return tuple(course.lab(n) for n in plan["labs"])
+
+
 def not_graded(plan: dict, k: int, course: config.Course, why: str) -> Shard:
     message = f"shard {k} of the Slurm run failed: {why}; graded again when the shard is re-submitted"
     results = [
@@ -217,7 +225,7 @@ def not_graded(plan: dict, k: int, course: config.Course, why: str) -> Shard:
             perf_max=lab.performance_points,
         )
         for student in plan["shards"][k]["students"]
-        for lab in (course.lab(n) for n in plan["labs"])
+        for lab in graded_labs(plan, course)
     ]
     return results, [Submission(student=s, source=s) for s in plan["shards"][k]["students"]], {}
 
@@ -225,7 +233,7 @@ def not_graded(plan: dict, k: int, course: config.Course, why: str) -> Shard:
 def merge(plan: dict) -> int:
     out = Path(plan["out"])
     course = config.load(Path(plan["config"]))
-    labs = tuple(course.lab(n) for n in plan["labs"])
+    labs = graded_labs(plan, course)
     results: list[LabResult] = []
     subs: list[Submission] = []
     failed: dict[str, str] = {}

@@ -3,6 +3,7 @@ stop grading because the grader or the machine is at fault, not a submission."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Callable
 
 # Verdicts, in the order the summary lists them.
 VERDICTS = {
@@ -38,6 +39,7 @@ class LabResult:
     perf_max: float = 0.0
     perf_note: str = ""
     seconds: float = 0.0
+    failures: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # failed correctness tests: (name, text)
 
     @property
     def score(self) -> float:
@@ -46,6 +48,11 @@ class LabResult:
     @property
     def max_score(self) -> float:
         return self.correctness_max + self.perf_max
+
+    def rewrite_text(self, rewrite: Callable[[str], str]) -> None:
+        """Applies `rewrite` to every text a student reads: the message and the failed tests' names and messages."""
+        self.message = rewrite(self.message)
+        self.failures = [(rewrite(name), rewrite(text)) for name, text in self.failures]
 
 
 class GraderError(Exception):
