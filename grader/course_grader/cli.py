@@ -3,7 +3,9 @@
 main() parses the arguments and runs the command; grade() is the one command (grade a folder of submissions, write
 the outputs, and check the expected verdicts when asked). With no folder, or with a samples spec (default
 grader/samples/samples.toml, see samples.py), it first generates the sample submissions into OUT_DIR/.samples and
-checks their expected verdicts. Usage problems print 'grade.py: ...' and return 2.
+checks their expected verdicts. --assignment NAME grades the labs of an assignment of grader/course.toml
+(assignments.py); --only STUDENT grades one student again and merges the result into OUT_DIR's outputs
+(regrade.py). Usage problems print 'grade.py: ...' and return 2.
 """
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import config, expected, gpus, grading, intake, report, samples, sandbox, slurm
+from . import assignments, config, expected, gpus, grading, intake, regrade, report, samples, sandbox, slurm
+from .assignments import Assignment
 from .manifest import Lab
 from .verdicts import GraderError
 
@@ -49,6 +52,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="parallel workers, each with its own build tree (default: 1; with GPUs: one per GPU)",
     )
     p.add_argument("--labs", default="", help="comma-separated lab numbers, e.g. 01,03 (default: all)")
+    p.add_argument(
+        "--assignment",
+        default="",
+        metavar="NAME",
+        help="grade the labs of this assignment of grader/course.toml ([assignments.NAME]), with its points",
+    )
+    p.add_argument(
+        "--only",
+        default="",
+        metavar="STUDENT",
+        help="grade this student again and merge the result into OUT's outputs of an earlier class run (the "
+        "previous outputs are kept in OUT/previous/)",
+    )
     p.add_argument(
         "--backend",
         choices=["auto", "cpu", "gpu"],
@@ -88,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         if slurm.requested(args):
             return slurm.run(args)  # a job array of shards, each graded by grade() on a node, then a merge job
         return grade(args)
-    except (UsageError, config.ConfigError, samples.SampleError) as e:
+    except (UsageError, config.ConfigError, samples.SampleError, regrade.RegradeError) as e:
         print(f"grade.py: {e}", file=sys.stderr)
         return 2
 
@@ -123,7 +139,23 @@ def _folders(args: argparse.Namespace, spec: Path | None) -> tuple[Path, Path]:
     return submissions, out
 
 
-def _labs(course: config.Course, numbers: str, config_path: Path) -> tuple[Lab, ...]:
+def _labs(
+    course: config.Course, numbers: str, config_path: Path, assignment: str = ""
+) -> tuple[Assignment | None, tuple[Lab, ...]]:
+    """(the assignment or None, the labs to grade): the assignment's labs with its points, else --labs, else all."""
+    if assignment:
+        if numbers:
+            raise UsageError("--labs and --assignment do not go together: an assignment names its labs")
+        if assignment not in course.assignments:
+            known = ", ".join(sorted(course.assignments)) or "none"
+            raise UsageError(
+                f"--assignment {assignment}: no [assignments.{assignment}] in {config_path} (defined: {known})"
+            )
+        chosen = course.assignments[assignment]
+        try:
+            return chosen, chosen.select(course.existing_labs())
+        except assignments.AssignmentError as e:
+            raise UsageError(str(e)) from e
     labs = course.existing_labs()
     if numbers:
         wanted = {n.strip().zfill(2) for n in numbers.split(",") if n.strip()}
@@ -136,7 +168,7 @@ def _labs(course: config.Course, numbers: str, config_path: Path) -> tuple[Lab, 
         labs = tuple(lab for lab in labs if lab.number in wanted)
     if not labs:
         raise UsageError("no lab to grade")
-    return labs
+    return None, labs
 
 
 def _backend(choice: str) -> tuple[str, tuple[str, ...]]:
@@ -176,6 +208,8 @@ def _generate(spec: Path, folder: Path, labs: tuple[Lab, ...]) -> None:
 def grade(args: argparse.Namespace) -> int:
     course = config.load(args.config)
     spec = _spec(args.submissions)
+    if args.only and (spec is not None or args.expect is not None):
+        raise UsageError("--only re-grades one student of a folder of submissions: give that folder (not samples)")
     test_seconds = args.test_timeout
     if not test_seconds and spec is not None:
         test_seconds = min(course.limits.test_seconds, SAMPLES_TEST_SECONDS)  # the samples: a quick demonstration
@@ -184,22 +218,32 @@ def grade(args: argparse.Namespace) -> int:
     submissions, out = _folders(args, spec)
     expect = args.expect or spec
     wanted = expected.load(expect) if expect is not None else None  # a bad spec stops before any grading
-    labs = _labs(course, args.labs, args.config)
+    numbers, name = args.labs, args.assignment
+    previous = regrade.load_previous(out) if args.only else None  # before any grading: something to merge into
+    if previous is not None:
+        chosen, numbers = regrade.labs_like(previous, course, numbers, name)
+        name = chosen.name if chosen else ""
+    assignment, labs = _labs(course, numbers, args.config, name)
     backend, gpu_ids = _backend(args.backend)
     work = (args.work or out / ".work").resolve()
     policy = _sandbox(args.no_sandbox, course, work)
+    if previous is not None:
+        regrade.check_alike(previous, labs, backend, policy.note)
     if spec is not None:
         _generate(spec, submissions, labs)
     jobs = args.jobs or (len(gpu_ids) if gpu_ids else 1)
 
     subs, ignored = intake.discover(submissions, course, labs)
+    opts = grading.Options(backend=backend, jobs=jobs, seed=args.seed, gpus=gpu_ids, work=work, quiet=args.quiet)
+    if previous is not None:
+        sub = regrade.find_student(subs, args.only, submissions)
+        return regrade.run(course, opts, previous, sub, ignored, labs, assignment, out, not args.no_plots)
     print(
         f"grade.py: {len(subs)} submissions x {len(labs)} labs on the {backend} backend"
         + (f" (GPUs {', '.join(gpu_ids)})" if gpu_ids else " (performance not graded: no GPU)")
         + f", {jobs} worker(s); output in {out}",
         file=sys.stderr,
     )
-    opts = grading.Options(backend=backend, jobs=jobs, seed=args.seed, gpus=gpu_ids, work=work, quiet=args.quiet)
     start = time.monotonic()
     try:
         results = grading.grade_all(subs, labs, course, opts, work) if subs else []
@@ -208,7 +252,17 @@ def grade(args: argparse.Namespace) -> int:
         return 2
     seconds = time.monotonic() - start
     message = report.write_all(
-        results, subs, labs, ignored, backend, out, plots=not args.no_plots, isolation=policy.note
+        results,
+        subs,
+        labs,
+        ignored,
+        backend,
+        out,
+        plots=not args.no_plots,
+        isolation=policy.note,
+        visibility=dataclasses.asdict(course.visibility),
+        assignment=assignment.name if assignment else "",
+        due=assignment.due if assignment else "",
     )
     if message:
         print(f"grade.py: {message}", file=sys.stderr)
@@ -216,7 +270,8 @@ def grade(args: argparse.Namespace) -> int:
     per = f", {seconds / max(1, len({r.student for r in graded})):.1f} s per submission" if graded else ""
     print(
         f"grade.py: graded {len(subs)} submissions in {seconds:.0f} s{per}. "
-        f"Wrote {out / 'class.csv'}, {out / 'summary.md'}, {out / 'results'}/<student>/results.json",
+        f"Wrote {out / 'class.csv'}, {out / 'summary.md'}, {out / 'class.json'}, "
+        f"{out / 'results'}/<student>/results.json",
         file=sys.stderr,
     )
     if not subs:

@@ -1,13 +1,14 @@
 """The course as the grader sees it: the labs (from their manifests, grader/labs/NN_name/lab.toml, read by
-manifest.py) and grader/course.toml's [grading], [limits], [anticheat], [symbols] and [gpus]. No lab fact is stated
-here."""
+manifest.py) and grader/course.toml's [grading], [limits], [anticheat], [symbols], [visibility], [assignments]
+(assignments.py) and [gpus]. No lab fact is stated here."""
 from __future__ import annotations
 
 import dataclasses
 import tomllib
 from pathlib import Path
 
-from . import manifest
+from . import assignments, manifest
+from .assignments import Assignment
 from .manifest import Lab
 
 REPO_ROOT = manifest.REPO_ROOT
@@ -47,6 +48,18 @@ class SymbolRules:
         return self.undefined + (self.undefined_gpu if mode == "gpu" else self.undefined_cpu) + math
 
 
+# Who may see an entry of a results.json, and when: Gradescope's values.
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+
+
+@dataclasses.dataclass(frozen=True)
+class Visibility:
+    """course.toml [visibility]: of each lab's two entries in results.json (report.py, results_json.py)."""
+
+    correctness: str = "visible"
+    performance: str = "visible"
+
+
 @dataclasses.dataclass(frozen=True)
 class Course:
     labs: tuple[Lab, ...]
@@ -57,6 +70,8 @@ class Course:
     remeasure_runs: int = 2
     gpus: dict[str, str] = dataclasses.field(default_factory=dict)  # [gpus]: model key -> CUDA device name
     repo_root: Path = REPO_ROOT
+    visibility: Visibility = Visibility()
+    assignments: dict[str, Assignment] = dataclasses.field(default_factory=dict)  # [assignments.NAME]
 
     def lab(self, number: str) -> Lab:
         for lab in self.labs:
@@ -113,14 +128,23 @@ def load(path: Path = DEFAULT_CONFIG, repo_root: Path = REPO_ROOT) -> Course:
             f"{path}: [[lab]] tables are no longer read: each lab is described by its manifest, "
             "grader/labs/NN_name/lab.toml"
         )
-    unknown = sorted(set(data) - {"grading", "limits", "anticheat", "symbols", "gpus"})
+    tables = ("grading", "limits", "anticheat", "symbols", "visibility", "assignments", "gpus")
+    unknown = sorted(set(data) - set(tables))
     if unknown:
-        raise ConfigError(f"{path}: unknown table [{unknown[0]}] (known: grading, limits, anticheat, symbols, gpus)")
+        raise ConfigError(f"{path}: unknown table [{unknown[0]}] (known: {', '.join(tables)})")
     limit_types = {f.name: type(f.default) for f in dataclasses.fields(Limits)}
     limits = Limits(**_section(path, data, "limits", limit_types))
     anticheat = AntiCheat(**_section(path, data, "anticheat", {f.name: tuple for f in dataclasses.fields(AntiCheat)}))
     symbols = SymbolRules(**_section(path, data, "symbols", {f.name: tuple for f in dataclasses.fields(SymbolRules)}))
     grading = _section(path, data, "grading", _GRADING)
+    visibility = Visibility(**_section(path, data, "visibility", {f.name: str for f in dataclasses.fields(Visibility)}))
+    for key, value in dataclasses.asdict(visibility).items():
+        if value not in VISIBILITIES:
+            raise ConfigError(f"{path}: 'visibility.{key}' must be one of {', '.join(VISIBILITIES)}, not {value!r}")
+    try:
+        defined = assignments.parse(path, data.get("assignments", {}))
+    except assignments.AssignmentError as e:
+        raise ConfigError(str(e)) from e
     if grading.get("correctness", "all-or-nothing") != "all-or-nothing":
         raise ConfigError(f"{path}: [grading] correctness: only 'all-or-nothing' is implemented")
     try:
@@ -139,4 +163,6 @@ def load(path: Path = DEFAULT_CONFIG, repo_root: Path = REPO_ROOT) -> Course:
         remeasure_runs=grading.get("remeasure_runs", 2),
         gpus=gpus,
         repo_root=Path(repo_root),
+        visibility=visibility,
+        assignments=defined,
     )

@@ -34,8 +34,9 @@ def grade_all(
 ) -> list[LabResult]:
     """Every submission x lab, sorted by student and lab. Raises verdicts.GraderError when the grader cannot go on."""
     work.mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(work / "scratch", ignore_errors=True)
-    shutil.rmtree(work / "runs", ignore_errors=True)
+    for sub in subs:  # the students graded now start afresh; the others' kept reports stay (grade.py --only)
+        shutil.rmtree(work / "scratch" / sub.student, ignore_errors=True)
+        shutil.rmtree(work / "runs" / sub.student, ignore_errors=True)
     grader = LabGrader(course, opts, work, opts.seed or secrets.token_hex(16))
     tasks = [(s, lab) for s in subs for lab in labs]
     progress = Progress(len(tasks), opts.quiet)

@@ -25,14 +25,16 @@ import sys
 import time
 from pathlib import Path
 
-from . import config, intake
+from . import assignments, config, intake
 
 GRADER = Path(__file__).resolve().parents[1]
 DEFAULT_SHARDS = 4
 # The one-machine options a shard task is given as they were given here ({dest: option}). Every other option of
 # cli.parse_args must be handled in plan() (tests_py/test_slurm.py checks that none is forgotten).
-FORWARDED = {d: "--" + d.replace("_", "-") for d in ("labs", "config", "jobs", "test_timeout", "no_sandbox")}
-HANDLED = {"submissions", "out", "work", "seed", "backend", "no_plots", "quiet", "expect"}
+FORWARDED = {
+    d: "--" + d.replace("_", "-") for d in ("labs", "assignment", "config", "jobs", "test_timeout", "no_sandbox")
+}
+HANDLED = {"submissions", "out", "work", "seed", "backend", "no_plots", "quiet", "expect", "only"}
 OPTIONS = {"slurm", "shards", "partition", "gres", "slurm_args", "slurm_resubmit", "wait"}
 
 
@@ -149,7 +151,16 @@ def _write_secret(path: Path, text: str) -> None:
         f.write(text)
 
 
-def _labs(course: config.Course, numbers: str) -> list[str]:
+def _labs(course: config.Course, numbers: str, assignment: str = "") -> list[str]:
+    if assignment:
+        if numbers:
+            raise SlurmError("--labs and --assignment do not go together: an assignment names its labs")
+        if assignment not in course.assignments:
+            raise SlurmError(f"--assignment {assignment}: no [assignments.{assignment}] in grader/course.toml")
+        try:
+            return [lab.number for lab in course.assignments[assignment].select(course.existing_labs())]
+        except assignments.AssignmentError as e:
+            raise SlurmError(str(e)) from e
     known = [lab.number for lab in course.existing_labs()]
     wanted = {n.strip().zfill(2) for n in numbers.split(",") if n.strip()} or set(known)
     unknown = wanted - set(known)
@@ -195,6 +206,7 @@ def plan(
         "grader": str(GRADER),
         "config": str(Path(args.config).resolve()),
         "labs": labs,
+        "assignment": args.assignment,
         "backend": backend,
         "plots": not args.no_plots,
         "options": ["--backend", backend, *_forwarded(args)],
@@ -325,12 +337,14 @@ def _announce(plan_: dict, array: str, merge: str, shards: list[int]) -> None:
 
 
 def submit(args: argparse.Namespace) -> int:
+    if args.only:
+        raise SlurmError("--only re-grades one student on this machine: run it without --slurm (into the same --out)")
     _cluster()
     if args.shards < 0:
         raise SlurmError("--shards must be positive")
     course = config.load(args.config)
     submissions, out = _folders(args)
-    labs = _labs(course, args.labs)
+    labs = _labs(course, args.labs, args.assignment)
     _idle(out)
     found = entries(submissions)
     subs, ignored = intake.discover(submissions, course, tuple(course.lab(n) for n in labs))
