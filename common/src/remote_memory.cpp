@@ -65,6 +65,47 @@ void forget_allocation(std::uint64_t id) {
 
 namespace {
 
+// The driver's virtual-memory calls, looked up through the runtime (cudaGetDriverEntryPointByVersion) rather than
+// linked: a program linked with libcuda does not even start on a machine without the driver (CI builds and lists
+// the GPU tests there), and the runtime finds the driver the same way it always does.
+struct Driver {
+  decltype(&::cuMemGetAllocationGranularity) granularity = nullptr;
+  decltype(&::cuMemCreate) create = nullptr;
+  decltype(&::cuMemRelease) release = nullptr;
+  decltype(&::cuMemAddressReserve) reserve = nullptr;
+  decltype(&::cuMemAddressFree) address_free = nullptr;
+  decltype(&::cuMemMap) map = nullptr;
+  decltype(&::cuMemUnmap) unmap = nullptr;
+  decltype(&::cuMemSetAccess) set_access = nullptr;
+  decltype(&::cuMemExportToShareableHandle) export_handle = nullptr;
+  decltype(&::cuMemImportFromShareableHandle) import_handle = nullptr;
+  bool ok = false;
+};
+
+template <class F>
+bool entry(const char* name, F* out) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &status) != cudaSuccess ||
+      status != cudaDriverEntryPointSuccess || p == nullptr)
+    return false;
+  *out = reinterpret_cast<F>(p);
+  return true;
+}
+
+const Driver& driver() {
+  static const Driver d = [] {
+    Driver x;
+    x.ok = entry("cuMemGetAllocationGranularity", &x.granularity) && entry("cuMemCreate", &x.create) &&
+           entry("cuMemRelease", &x.release) && entry("cuMemAddressReserve", &x.reserve) &&
+           entry("cuMemAddressFree", &x.address_free) && entry("cuMemMap", &x.map) && entry("cuMemUnmap", &x.unmap) &&
+           entry("cuMemSetAccess", &x.set_access) && entry("cuMemExportToShareableHandle", &x.export_handle) &&
+           entry("cuMemImportFromShareableHandle", &x.import_handle);
+    return x;
+  }();
+  return d;
+}
+
 struct Exported {
   std::uint64_t id;
   CUdeviceptr map_base;
@@ -103,13 +144,13 @@ CUmemAllocationProp properties(int device) {
 }
 
 bool map_and_enable(CUdeviceptr base, std::size_t mapped, CUmemGenericAllocationHandle handle, int device) {
-  if (cuMemMap(base, mapped, 0, handle, 0) != CUDA_SUCCESS) return false;
+  if (driver().map(base, mapped, 0, handle, 0) != CUDA_SUCCESS) return false;
   CUmemAccessDesc access{};
   access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   access.location.id = device;
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  if (cuMemSetAccess(base, mapped, &access, 1) != CUDA_SUCCESS) {
-    cuMemUnmap(base, mapped);
+  if (driver().set_access(base, mapped, &access, 1) != CUDA_SUCCESS) {
+    driver().unmap(base, mapped);
     return false;
   }
   return true;
@@ -122,9 +163,13 @@ void* allocate_shared(std::size_t bytes, cudaError_t* error) {
   int device = 0;
   cudaGetDevice(&device);
   cudaFree(nullptr);  // the runtime's primary context is current from here on
+  if (!driver().ok) {
+    *error = cudaErrorInsufficientDriver;
+    return nullptr;
+  }
   const CUmemAllocationProp prop = properties(device);
   std::size_t granule = 0;
-  if (cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS) {
+  if (driver().granularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS) {
     *error = cudaErrorMemoryAllocation;
     return nullptr;
   }
@@ -132,19 +177,19 @@ void* allocate_shared(std::size_t bytes, cudaError_t* error) {
   const std::size_t mapped = (size256 + granule - 1) / granule * granule;
   const std::size_t reserved = mapped + granule;
   Exported e{0, 0, mapped, reserved, 0, bytes, 0, -1};
-  if (cuMemCreate(&e.handle, mapped, &prop, 0) != CUDA_SUCCESS) {
+  if (driver().create(&e.handle, mapped, &prop, 0) != CUDA_SUCCESS) {
     *error = cudaErrorMemoryAllocation;
     return nullptr;
   }
-  if (cuMemAddressReserve(&e.map_base, reserved, granule, 0, 0) != CUDA_SUCCESS) {
-    cuMemRelease(e.handle);
+  if (driver().reserve(&e.map_base, reserved, granule, 0, 0) != CUDA_SUCCESS) {
+    driver().release(e.handle);
     *error = cudaErrorMemoryAllocation;
     return nullptr;
   }
   if (!map_and_enable(e.map_base, mapped, e.handle, device) ||
-      cuMemExportToShareableHandle(&e.fd, e.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) != CUDA_SUCCESS) {
-    cuMemAddressFree(e.map_base, reserved);
-    cuMemRelease(e.handle);
+      driver().export_handle(&e.fd, e.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0) != CUDA_SUCCESS) {
+    driver().address_free(e.map_base, reserved);
+    driver().release(e.handle);
     *error = cudaErrorMemoryAllocation;
     return nullptr;
   }
@@ -166,9 +211,9 @@ bool free_shared(void* p) {
     exported().erase(it);
   }
   cudaDeviceSynchronize();
-  cuMemUnmap(e.map_base, e.mapped);
-  cuMemAddressFree(e.map_base, e.reserved);
-  cuMemRelease(e.handle);
+  driver().unmap(e.map_base, e.mapped);
+  driver().address_free(e.map_base, e.reserved);
+  driver().release(e.handle);
   close(e.fd);
   return true;
 }
@@ -196,30 +241,35 @@ bool import_allocation(const wire::Allocation& a, int fd, std::string* why) {
   int device = 0;
   cudaGetDevice(&device);
   cudaFree(nullptr);
+  if (!driver().ok) {
+    close(fd);
+    *why = "the CUDA driver has no virtual-memory calls";
+    return false;
+  }
   const CUmemAllocationProp prop = properties(device);
   std::size_t granule = 0;
-  cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+  driver().granularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
   if (granule == 0 || a.map_len == 0 || a.map_len % granule != 0 || a.begin + a.size > a.map_len + 256) {
     close(fd);
     *why = "an allocation with an impossible layout";
     return false;
   }
   Mapped m{0, a.map_len, a.map_len + granule, 0};
-  if (cuMemImportFromShareableHandle(&m.handle, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fd)),
-                                     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != CUDA_SUCCESS) {
+  if (driver().import_handle(&m.handle, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fd)),
+                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != CUDA_SUCCESS) {
     close(fd);
     *why = "importing a device buffer failed";
     return false;
   }
   close(fd);
-  if (cuMemAddressReserve(&m.map_base, m.reserved, granule, 0, 0) != CUDA_SUCCESS) {
-    cuMemRelease(m.handle);
+  if (driver().reserve(&m.map_base, m.reserved, granule, 0, 0) != CUDA_SUCCESS) {
+    driver().release(m.handle);
     *why = "reserving addresses for a device buffer failed";
     return false;
   }
   if (!map_and_enable(m.map_base, m.mapped, m.handle, device)) {
-    cuMemAddressFree(m.map_base, m.reserved);
-    cuMemRelease(m.handle);
+    driver().address_free(m.map_base, m.reserved);
+    driver().release(m.handle);
     *why = "mapping a device buffer failed";
     return false;
   }
@@ -232,9 +282,9 @@ void forget_allocation(std::uint64_t id) {
   const auto it = mapped().find(id);
   if (it == mapped().end()) return;
   cudaDeviceSynchronize();
-  cuMemUnmap(it->second.map_base, it->second.mapped);
-  cuMemAddressFree(it->second.map_base, it->second.reserved);
-  cuMemRelease(it->second.handle);
+  driver().unmap(it->second.map_base, it->second.mapped);
+  driver().address_free(it->second.map_base, it->second.reserved);
+  driver().release(it->second.handle);
   mapped().erase(it);
   imported().erase(id);
 }
