@@ -202,7 +202,7 @@ class LabGrader:
             return
         programs = tree.programs(lab)
         for p in programs:
-            bad = scan.forbidden_links(scan.needed_libraries(p.path), self.course.anticheat)
+            bad = scan.forbidden_links(scan.needed_libraries(p.worker or p.path), self.course.anticheat)
             if bad:
                 res.verdict, res.message = "forbidden", f"the program links {', '.join(bad)}"
                 return

@@ -75,7 +75,7 @@ def _source_of(command: str) -> str | None:
 def compile_lab_file(tree: Path, number: str, mode: str, source: Path, work: Path) -> symbols.ProgramInputs:
     """Builds `source` as lab `number`'s file in `mode` (check, cpu or gpu) with the tree's commands, in `work`."""
     targets = lab_targets(tree, number)
-    exe = Path(targets["executables"][mode])
+    exe = Path(targets["workers"][mode])  # the program built from the lab file (its judge holds no student code)
     (obj,) = [Path(o) for o in targets["objects"][mode]]
     obj_rel = os.path.relpath(Path(os.path.normpath(obj)), tree)
     exe_rel = os.path.relpath(exe, tree)

@@ -238,7 +238,16 @@ class Cases(TempDirTest):
         for name, mode, built in self.results("cheat_"):
             with self.subTest(case=name, mode=mode):
                 rule, *names = header(CASES / name, "expect")
+                split = header(CASES / name, "split")
+                if split and split[0] == "link-fails":  # the judge/worker split: the worker cannot even link it
+                    self.assertIsInstance(built, str, "the worker linked")
+                    self.assertIn("undefined reference", built)
+                    self.assertIn(split[1].split("::")[-1], built)
+                    continue
                 self.assertNotIsInstance(built, str, built)
+                if split and split[0] == "harmless":  # nothing of the harness is in the worker to replace
+                    self.assertEqual(symbols.check_program(built, RULES, COURSE.lab(lab_number(CASES / name))), [])
+                    continue
                 found = symbols.check_program(built, RULES, COURSE.lab(lab_number(CASES / name)))
                 self.assertTrue(found, "not rejected")
                 self.assertEqual({v.rule for v in found}, {rule}, found)
@@ -262,6 +271,7 @@ class Cases(TempDirTest):
             "lab": "01",
             "folder": LAB01.folder,
             "executables": {"cpu": str(tree / "program")},
+            "workers": {"cpu": str(tree / "program")},
             "objects": {"cpu": [str(p) for p in built.student]},
             "baselines": {"cpu": []},
         }

@@ -1,6 +1,7 @@
 // Cheat (iv): a function with the name and signature of the harness's course::run_launcher (the harness is a static
 // library linked after the lab file, so this definition would be the one the tests call).
 // expect: defined course::run_launcher
+// split: harmless  (the harness lives in the judge: this definition replaces nothing in the worker)
 #include "lab01_matadd.h"
 
 #include <functional>

@@ -1,6 +1,7 @@
 // Cheat (iii), lab 02: the grader's baseline uncoalesced_gemm() called under another name with
 // _Pragma("redefine_extname"): correct results without writing a kernel.
 // expect: baseline uncoalesced_gemm
+// split: link-fails uncoalesced_gemm  (the baselines live in the judge, not in the worker)
 #include "lab02_naive_gemm.h"
 
 // clang-format off
