@@ -9,6 +9,7 @@
 namespace course {
 
 std::string Layout::element(std::size_t index) const {
+  index += first;
   if (cols == 0) return name + "[" + std::to_string(index) + "]";
   return name + "[" + std::to_string(index / cols) + "][" + std::to_string(index % cols) + "]";
 }

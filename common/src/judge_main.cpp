@@ -3,8 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 int main(int argc, char** argv) {
   course::remote::configure_from_args(&argc, argv);
+  // A call that ran past the deadline: the grader reads this property and says `timeout` (not a wrong result).
+  course::remote::on_call_timeout(
+      [](double seconds) { ::testing::Test::RecordProperty("call_timeout_seconds", std::to_string(seconds)); });
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

@@ -3,6 +3,8 @@
 #include "course/device.h"
 #include "course/remote.h"
 
+#include "course/cuda_check.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <utility>
@@ -82,18 +84,89 @@ void PerfState::check(std::string name, std::function<CompareResult()> check) {
   checks_.emplace_back(std::move(name), std::move(check));
 }
 
+void PerfState::verify(std::string name, std::function<CompareResult(Pick&)> verify) {
+  if (measured_) throw std::logic_error("perf state: verify '" + name + "' declared after measure()");
+  verifies_.emplace_back(std::move(name), std::move(verify));
+}
+
+void PerfState::adopt(TimedBuffer* buffer) {
+  if (measured_) throw std::logic_error("perf state: timed buffer '" + buffer->name() + "' declared after measure()");
+  buffers_.push_back(buffer);
+}
+
+void PerfState::forget(TimedBuffer* buffer) noexcept { std::erase(buffers_, buffer); }
+
+// The options of the timed runs when the body declared timed buffers (course/timed_buffers.h): as many sets as a
+// batch may hold calls, within half the free device memory and 16 GiB; each batch's sets refreshed before it; call
+// i on set i; and, for the lab (`verify_calls`), every call's output verified after its batch into `calls`.
+TimingOptions PerfState::timed_buffer_options(bool verify_calls, CheckOutcome& calls) {
+  TimingOptions o = options_;
+  if (buffers_.empty()) return o;
+  std::size_t per_set = 0;
+  for (const TimedBuffer* b : buffers_) per_set += b->set_bytes();
+  std::size_t free = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  const std::size_t budget = std::min<std::size_t>(free / 2, std::size_t{16} << 30);
+  o.max_batch = static_cast<int>(std::clamp<std::size_t>(budget / std::max<std::size_t>(per_set, 1), 1, 64));
+  o.before_batch = [this](int n) {
+    for (TimedBuffer* b : buffers_) {
+      b->allocate(n);
+      b->refresh(n, refresh_rng_);
+    }
+  };
+  o.before_call = [this](int i) {
+    for (TimedBuffer* b : buffers_) b->select(i);
+  };
+  if (!verify_calls || verifies_.empty()) return o;
+  o.after_batch = [this, &calls](int n) {
+    for (int i = 0; i < n; ++i) {
+      for (TimedBuffer* b : buffers_) b->select(i);
+      for (auto& [name, run] : verifies_) {
+        ++verified_;
+        CompareResult r;
+        try {
+          r = run(pick_);
+        } catch (const std::exception& e) {
+          r.ok = false;
+          r.message = e.what();
+        }
+        if (r.ok) continue;
+        ++failed_;
+        if (calls.ok) {
+          calls.ok = false;
+          calls.message = format("call %d of a batch of %d back-to-back calls (each with inputs of its own), %s: ",
+                                 i + 1, n, name.c_str()) +
+                          r.message;
+        }
+      }
+    }
+    for (TimedBuffer* b : buffers_) b->select(0);
+  };
+  return o;
+}
+
 void PerfState::measure() {
   if (measured_) throw std::logic_error("perf state: measure() called twice");
   if (!lab_) throw std::logic_error("perf state: measure() needs the lab: declare it with state.lab(...)");
-  std::vector<std::function<void()>> launches;
-  for (const Declared& b : baselines_) launches.push_back(b.launch);
-  const Bracketed bracket = time_bracketed(lab_->launch, launches, options_);
-
-  results_.lab = {lab_->name, lab_->work, bracket.lab, std::nullopt};
+  CheckOutcome calls{"every timed call (checked on parts picked after the calls)", true, ""};
+  const TimingOptions plain = timed_buffer_options(false, calls);
+  const TimingOptions verified = timed_buffer_options(true, calls);
+  // The bracket (course/timing.h): the baselines, the lab, the baselines again in reverse order.
+  results_.baselines.resize(baselines_.size());
   for (std::size_t i = 0; i < baselines_.size(); ++i)
-    results_.baselines.push_back(
-        {baselines_[i].name, baselines_[i].work, bracket.baselines[i].before, bracket.baselines[i].after});
-  for (const Declared& a : also_) results_.also.push_back({a.name, a.work, time_runs(a.launch, options_), {}});
+    results_.baselines[i] = {baselines_[i].name, baselines_[i].work, time_runs(baselines_[i].launch, plain), {}};
+  results_.lab = {lab_->name, lab_->work, time_runs(lab_->launch, verified), std::nullopt};
+  for (std::size_t i = baselines_.size(); i-- > 0;) results_.baselines[i].after = time_runs(baselines_[i].launch, plain);
+  for (const Declared& a : also_) results_.also.push_back({a.name, a.work, time_runs(a.launch, plain), {}});
+  if (!verifies_.empty()) {
+    if (!calls.ok) calls.message += format(" (%zu of %zu checks of timed calls failed)", failed_, verified_);
+    results_.checks.push_back(calls);
+  }
+  // The full checks below run on set 0, with contents no timed call saw.
+  for (TimedBuffer* b : buffers_) {
+    b->select(0);
+    b->refresh(1, refresh_rng_);
+  }
 
   for (auto& [name, run] : checks_) {
     CheckOutcome outcome{name, false, ""};
@@ -111,6 +184,7 @@ void PerfState::measure() {
   baselines_.clear();
   also_.clear();
   checks_.clear();
+  verifies_.clear();
   measured_ = true;
 }
 
@@ -156,7 +230,7 @@ std::string PerfState::summary() const {
   text += format("  %-*s  lab         %9.1f %-7s  median %.4f ms, spread %.1f %%\n", w, r.lab.name.c_str(),
                  r.lab.rate(), r.lab.work.rate_unit(), r.lab.timing.median_ms, 100 * r.lab.timing.spread);
   for (const Measured& a : r.also) {
-    text += format("  %-*s  not graded  %9.1f %-7s  median %.4f ms, spread %.1f %%", w, a.name.c_str(), a.rate(),
+    text += format("  %-*s  also timed  %9.1f %-7s  median %.4f ms, spread %.1f %%", w, a.name.c_str(), a.rate(),
                    a.work.rate_unit(), a.timing.median_ms, 100 * a.timing.spread);
     for (const Measured& b : r.baselines)
       if (b.work.unit == a.work.unit) text += format("; %.3fx %s", a.rate() / b.rate(), b.name.c_str());
@@ -217,6 +291,13 @@ PerfGrade grade_perf_case(const PerfCase& perf_case, const TimingOptions& option
   grade.ratio = state.ratio_vs(perf_case.graded_baseline);
   grade.ratio_passed = grade.ratio >= grade.threshold.value;
   grade.checks_passed = results.checks_passed();
+  grade.ceiling = entry.ceiling;
+  grade.review_above = entry.review_above;
+  for (const auto* list : {&results.baselines, &results.also})
+    for (const Measured& m : *list)
+      if (m.name == entry.ceiling && m.work.unit == results.lab.work.unit)
+        grade.ceiling_fraction = results.lab.rate() / m.rate();
+  grade.review = grade.ceiling_fraction > grade.review_above;
   for (const CheckOutcome& c : results.checks) {
     if (c.ok) continue;
     grade.check_failures += "After the timed runs at " + grade.sizes + ", the result of " + c.name +

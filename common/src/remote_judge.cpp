@@ -5,12 +5,15 @@
 #include "remote_wire.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -45,12 +48,21 @@ struct State {
   std::optional<Outcome> outcome;
   std::optional<BankConflicts> banks;
   bool judge = false;
-  int repeat = 1;         // arm_repeat: for the next call only
-  bool consumed = false;  // the armed repeat was taken by a call
+  double call_seconds = 0.0;  // --course-call-seconds: the worker must answer within this (0: no limit)
+  void (*report_timeout)(double) = nullptr;
+  int batch_left = 0;   // begin_batch: remote calls still to come in the batch (the last one sends it)
+  int batch_calls = 0;  // remote calls made since begin_batch
+  std::vector<wire::Message> held;  // the batch's calls not sent yet (all but its last)
 };
 State& state() {
   static State s;
   return s;
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
 }
 
 [[noreturn]] void fail_setup(const std::string& why) { throw std::runtime_error("the lab's worker process: " + why); }
@@ -79,6 +91,25 @@ std::string bury() {
   }
   s.pid = -1;
   return how;
+}
+
+// Waits for the worker's next message, at most call_seconds. On a timeout the worker is stopped and `why` says so.
+bool receive_in_time(wire::Message& m, std::string* why, bool* late) {
+  State& s = state();
+  *late = false;
+  if (s.call_seconds > 0) {
+    pollfd p{s.socket, POLLIN, 0};
+    const int ms = static_cast<int>(s.call_seconds * 1000.0);
+    int r;
+    do r = poll(&p, 1, ms);
+    while (r < 0 && errno == EINTR);
+    if (r == 0) {
+      *late = true;
+      *why = "it did not answer within " + seconds_text(s.call_seconds);
+      return false;
+    }
+  }
+  return wire::receive(s.socket, m, nullptr, why);
 }
 
 void start() {
@@ -117,8 +148,9 @@ void start() {
   s.socket = pair[0];
   wire::Message hello{};
   std::string why;
-  if (!wire::receive(s.socket, hello, nullptr, &why) || hello.type != wire::Type::hello)
-    fail_setup("it did not start (" + bury() + "): " + s.worker);
+  bool late = false;
+  if (!receive_in_time(hello, &why, &late) || hello.type != wire::Type::hello)
+    fail_setup("it did not start (" + (late ? why + "; " : std::string()) + bury() + "): " + s.worker);
 }
 
 wire::Message message(wire::Type type) {
@@ -189,17 +221,89 @@ void keep_banks(const wire::Outcome& o) {
   if (o.max_degree > b.max_degree) b.max_degree = o.max_degree;
 }
 
+void await_outcome(const wire::Message& m, std::uint64_t sequence);
+
+// Sends the call `last` and the held calls of its batch before it (course/remote.h: one batch_args message, then the
+// call with repeat = their number + 1), and keeps the answer. The worker runs them back to back.
+void send_batch(wire::Message& last) {
+  State& s = state();
+  if (!s.held.empty()) {
+    static wire::Message batch = message(wire::Type::batch_args);  // large: not on the stack
+    batch.batch.count = static_cast<std::uint32_t>(s.held.size());
+    for (std::size_t i = 0; i < s.held.size(); ++i)
+      std::memcpy(batch.batch.args[i], s.held[i].call.args, sizeof batch.batch.args[i]);
+    last.call.repeat = static_cast<std::uint32_t>(s.held.size() + 1);
+    s.held.clear();
+    if (!wire::send(s.socket, batch)) {
+      Outcome outcome;
+      outcome.failure = "the process running your code ended during the call: " + bury() + ".";
+      s.outcome = outcome;
+      return;
+    }
+  }
+  await_outcome(last, last.call.sequence);
+}
+
+// Sends the call `m` and keeps the worker's answer as its outcome (and that of the other calls of its batch).
+void await_outcome(const wire::Message& m, std::uint64_t sequence) {
+  State& s = state();
+  Outcome outcome;
+  wire::Message reply{};
+  std::string why;
+  bool late = false;
+  if (!wire::send(s.socket, m) || !receive_in_time(reply, &why, &late)) {
+    if (late) {
+      outcome.failure = "your launcher did not return within " + seconds_text(s.call_seconds) +
+                        " (a kernel or host loop that never ends, or a wait that is never satisfied); the process "
+                        "running it was stopped.";
+      outcome.timed_out = true;
+      bury();
+      if (s.report_timeout) s.report_timeout(s.call_seconds);
+    } else {
+      outcome.failure = "the process running your code ended during the call: " + bury() + ".";
+    }
+  } else if (reply.type != wire::Type::outcome || reply.outcome.sequence != sequence) {
+    bury();
+    outcome.failure = "the process running your code answered out of turn (its protocol was broken).";
+  } else {
+    const wire::Outcome& o = reply.outcome;
+    if (o.protocol_error) {
+      outcome.failure =
+          "the process running your code could not run the call: " + wire::printable(o.text, sizeof o.text, 500);
+    } else {
+      outcome.launch = static_cast<cudaError_t>(o.launch_error);
+      outcome.run = static_cast<cudaError_t>(o.run_error);
+      outcome.findings = wire::printable(o.text, sizeof o.text);
+      keep_banks(o);
+    }
+  }
+  s.outcome = outcome;
+}
+
 }  // namespace
+
+void on_call_timeout(void (*report)(double seconds)) { state().report_timeout = report; }
 
 bool is_judge() { return state().judge; }
 
-void arm_repeat(int n) {
+void begin_batch(int n) {
   State& s = state();
-  s.repeat = n < 1 ? 1 : (n > static_cast<int>(wire::kMaxRepeat) ? static_cast<int>(wire::kMaxRepeat) : n);
-  s.consumed = false;
+  s.batch_left = n < 1 ? 1 : n;
+  s.batch_calls = 0;
 }
 
-bool repeat_consumed() { return state().consumed; }
+int end_batch() {
+  State& s = state();
+  const int calls = s.batch_calls;
+  s.batch_left = 0;
+  s.batch_calls = 0;
+  if (!s.held.empty()) {  // the batch's last launch made no remote call: send what was held
+    wire::Message last = s.held.back();
+    s.held.pop_back();
+    send_batch(last);
+  }
+  return calls;
+}
 
 void configure_from_args(int* argc, char** argv) {
   State& s = state();
@@ -211,6 +315,12 @@ void configure_from_args(int* argc, char** argv) {
       s.worker = a.substr(16);
     } else if (a.rfind("--course-worker-wrap=", 0) == 0) {
       s.wrap.push_back(a.substr(21));
+    } else if (a.rfind("--course-call-seconds=", 0) == 0) {
+      char* end = nullptr;
+      const double v = std::strtod(a.c_str() + 22, &end);
+      if (end == a.c_str() + 22 || *end != '\0' || !(v >= 0.0))
+        throw std::invalid_argument("--course-call-seconds wants a number of seconds, not '" + a.substr(22) + "'");
+      s.call_seconds = v;
     } else {
       argv[out++] = argv[i];
     }
@@ -221,17 +331,14 @@ void configure_from_args(int* argc, char** argv) {
 
 void call_values(const std::string& launcher, const std::vector<Value>& args) {
   State& s = state();
-  Outcome outcome;
   if (s.socket < 0) start();
   wire::Message m = message(wire::Type::call);
   wire::Call& c = m.call;
   c.sequence = ++s.sequence;
+  c.repeat = 1;
   wire::copy_text(c.launcher, sizeof c.launcher, launcher);
   if (args.size() > static_cast<std::size_t>(wire::kMaxArgs)) throw std::invalid_argument("too many arguments");
   c.arg_count = static_cast<std::uint32_t>(args.size());
-  c.repeat = static_cast<std::uint32_t>(s.repeat);
-  s.consumed = true;
-  s.repeat = 1;
   forget_freed();
   std::string why;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -260,25 +367,16 @@ void call_values(const std::string& launcher, const std::vector<Value>& args) {
         break;
     }
   }
-  wire::Message reply{};
-  if (!wire::send(s.socket, m) || !wire::receive(s.socket, reply, nullptr, &why)) {
-    outcome.failure = "the process running your code ended during the call: " + bury() + ".";
-  } else if (reply.type != wire::Type::outcome || reply.outcome.sequence != c.sequence) {
-    bury();
-    outcome.failure = "the process running your code answered out of turn (its protocol was broken).";
-  } else {
-    const wire::Outcome& o = reply.outcome;
-    if (o.protocol_error) {
-      outcome.failure =
-          "the process running your code could not run the call: " + wire::printable(o.text, sizeof o.text, 500);
-    } else {
-      outcome.launch = static_cast<cudaError_t>(o.launch_error);
-      outcome.run = static_cast<cudaError_t>(o.run_error);
-      outcome.findings = wire::printable(o.text, sizeof o.text);
-      keep_banks(o);
+  if (s.batch_left > 0) {
+    ++s.batch_calls;
+    if (--s.batch_left > 0) {  // not the batch's last call: held, and sent with it
+      if (!s.held.empty() && std::strcmp(s.held.front().call.launcher, c.launcher) != 0)
+        throw std::logic_error("a timed batch calls one launcher; it also called " + launcher);
+      s.held.push_back(m);
+      return;
     }
   }
-  s.outcome = outcome;
+  send_batch(m);
 }
 
 std::optional<Outcome> take_outcome() {

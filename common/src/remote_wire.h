@@ -17,7 +17,7 @@ constexpr int kMaxArgs = 16;
 constexpr std::size_t kNameBytes = 64;
 constexpr std::size_t kTextBytes = 8192;
 constexpr int kMaxBankLines = 64;
-constexpr std::uint32_t kMaxRepeat = 64;
+constexpr std::uint32_t kMaxBatch = 64;  // calls in one timed batch
 
 enum class Type : std::uint32_t {
   hello = 1,       // worker -> judge, once: it is ready
@@ -26,6 +26,7 @@ enum class Type : std::uint32_t {
   call = 4,        // judge -> worker: run one launcher
   outcome = 5,     // worker -> judge: what the call did
   bye = 6,         // judge -> worker: exit
+  batch_args = 7,  // judge -> worker: the arguments of a timed batch's calls before its last (the call message)
 };
 
 enum class ArgKind : std::uint32_t { integer = 1, real = 2, pointer = 3, null_pointer = 4, default_stream = 5 };
@@ -52,8 +53,15 @@ struct Call {
   std::uint64_t sequence;
   char launcher[kNameBytes];  // e.g. "tiled_gemm<32>", NUL-terminated
   std::uint32_t arg_count;
-  std::uint32_t repeat;  // call the launcher this many times back to back (timing), then synchronize once
+  std::uint32_t repeat;  // 1; or a timed batch of this many calls of the launcher, back to back: the first repeat - 1
+                         // with the arguments of the batch_args message before, the last with these
   Arg args[kMaxArgs];
+};
+
+struct BatchArgs {
+  std::uint32_t count;  // calls described (the batch's size minus one)
+  std::uint32_t pad;
+  Arg args[kMaxBatch - 1][kMaxArgs];
 };
 
 struct BankLine {
@@ -87,6 +95,7 @@ struct Message {
     Allocation allocation;
     std::uint64_t forget;
     Call call;
+    BatchArgs batch;
     Outcome outcome;
   };
 };

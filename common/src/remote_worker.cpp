@@ -17,18 +17,19 @@
 namespace course::remote {
 
 struct Arguments {
-  const wire::Call* call;
+  const wire::Arg* args;
+  std::uint32_t count;
 };
 
-std::size_t argument_count(const Arguments& args) { return args.call->arg_count; }
+std::size_t argument_count(const Arguments& args) { return args.count; }
 
 namespace {
 const wire::Arg* arg_at(const Arguments& args, std::size_t i, wire::ArgKind kind, std::string* why) {
-  if (i >= args.call->arg_count) {
+  if (i >= args.count) {
     *why = "argument " + std::to_string(i) + " is missing";
     return nullptr;
   }
-  const wire::Arg& a = args.call->args[i];
+  const wire::Arg& a = args.args[i];
   if (a.kind != kind && !(kind == wire::ArgKind::pointer && a.kind == wire::ArgKind::null_pointer)) {
     *why = "argument " + std::to_string(i) + " has the wrong kind";
     return nullptr;
@@ -92,8 +93,10 @@ void add_banks(wire::Outcome& o) {
 #endif
 }
 
+// Runs one call: the launcher `repeat` times back to back (a timed batch: the calls before the last take their
+// arguments from `batch`), then synchronizes the device (every stream) and fills `reply`.
 void run_call(const Launcher* launchers, std::size_t count, const wire::Call& call, const std::string& pending,
-              wire::Message& reply) {
+              const wire::BatchArgs* batch, wire::Message& reply) {
   wire::Outcome& o = reply.outcome;
   o.sequence = call.sequence;
   const std::string name = wire::printable(call.launcher, sizeof call.launcher, sizeof call.launcher);
@@ -103,10 +106,15 @@ void run_call(const Launcher* launchers, std::size_t count, const wire::Call& ca
   std::string why = pending;
   if (why.empty() && found == nullptr) why = "no launcher named " + name;
   if (why.empty() && call.arg_count > static_cast<std::uint32_t>(wire::kMaxArgs)) why = "too many arguments";
+  const std::uint32_t repeat = call.repeat;
+  if (why.empty() && (repeat < 1 || repeat > wire::kMaxBatch)) why = "a batch of " + std::to_string(repeat) + " calls";
+  if (why.empty() && repeat > 1 && (batch == nullptr || batch->count != repeat - 1))
+    why = "a batch without the arguments of its first calls";
   (void)cudaGetLastError();  // nothing left over from an earlier call counts against this one
-  const std::uint32_t repeat = call.repeat < 1 ? 1 : (call.repeat > wire::kMaxRepeat ? wire::kMaxRepeat : call.repeat);
-  for (std::uint32_t i = 0; i < repeat && why.empty(); ++i)
-    if (!found->invoke(found->function, Arguments{&call}, &why) && why.empty()) why = "bad arguments";
+  for (std::uint32_t i = 0; i < repeat && why.empty(); ++i) {
+    const Arguments args{i + 1 < repeat ? batch->args[i] : call.args, call.arg_count};
+    if (!found->invoke(found->function, args, &why) && why.empty()) why = "bad arguments";
+  }
   if (!why.empty()) {
     o.protocol_error = 1;
     wire::copy_text(o.text, sizeof o.text, why);
@@ -129,6 +137,8 @@ int serve(const Launcher* launchers, std::size_t count) {
   out.type = wire::Type::hello;
   if (!wire::send(kSocket, out)) return 2;  // not started by a judge
   std::string pending;                      // an allocation that could not be mapped fails the next call
+  static wire::BatchArgs batch;             // the arguments of the next call's batch (batch_args)
+  bool have_batch = false;
   for (;;) {
     static wire::Message in;
     int fd = -1;
@@ -150,11 +160,16 @@ int serve(const Launcher* launchers, std::size_t count) {
         std::memset(&reply, 0, sizeof reply);
         reply.magic = wire::kMagic;
         reply.type = wire::Type::outcome;
-        run_call(launchers, count, in.call, pending, reply);
+        run_call(launchers, count, in.call, pending, have_batch ? &batch : nullptr, reply);
         pending.clear();
+        have_batch = false;
         if (!wire::send(kSocket, reply)) return 0;
         break;
       }
+      case wire::Type::batch_args:
+        batch = in.batch;
+        have_batch = batch.count < wire::kMaxBatch;
+        break;
       case wire::Type::bye:
         return 0;
       default:

@@ -61,7 +61,8 @@ void check_launched(const char* what) {
 // Timing in a judge (course/remote.h): the lab's launcher runs in the worker, a process of its own, whose GPU work
 // CUDA events in the judge cannot see. So a judge times every launcher, its own baselines and the worker's lab alike,
 // with its wall clock over a batch of `n` back-to-back calls between an idle device and an idle device, divided by
-// `n`: the worker runs the batch and synchronizes its device (all streams) before it answers. A batch lasts about
+// `n`: the worker runs the batch and synchronizes its device (all streams) before it answers. Each call of the batch
+// may name buffers of its own (TimingOptions::before_call picks them), so that no call can replay another's result. A batch lasts about
 // kBatchMs, which spreads the call's round trip (tens of microseconds) over the batch. No L2 flush between runs: a
 // flush is GPU work in the judge's context, and every switch between the judge's and the worker's contexts costs
 // about 0.2 ms on an H100 (measured: grader/calibration/CALIBRATION.md); the graded sizes either exceed the L2 or are
@@ -69,33 +70,33 @@ void check_launched(const char* what) {
 constexpr double kBatchMs = 2.0;
 constexpr int kMaxBatch = 64;
 
-double wall_clock_batch(const std::function<void()>& launch, int n, const char* what) {
+double wall_clock_batch(const std::function<void()>& launch, int n, const TimingOptions& options, const char* what) {
+  if (options.before_each) options.before_each();
+  if (options.before_batch) options.before_batch(n);
   CUDA_CHECK(cudaDeviceSynchronize());
-  remote::arm_repeat(n);
+  remote::begin_batch(n);
   const auto start = std::chrono::steady_clock::now();
-  launch();
-  const bool remote_call = remote::repeat_consumed();
-  for (int i = 1; i < n && !remote_call; ++i) launch();
+  for (int i = 0; i < n; ++i) {
+    if (options.before_call) options.before_call(i);
+    launch();
+  }
+  remote::end_batch();
   const cudaError_t sync = cudaDeviceSynchronize();
   const auto stop = std::chrono::steady_clock::now();
-  remote::arm_repeat(1);
   if (sync != cudaSuccess) throw CudaError(sync, describe_cuda_failure(sync, what, __FILE__, __LINE__));
   check_launched(what);
+  if (options.after_batch) options.after_batch(n);
   return std::chrono::duration<double, std::milli>(stop - start).count() / n;
 }
 
 Timing judge_time_runs(const std::function<void()>& launch, const TimingOptions& options) {
   double single_ms = 0.0;
-  for (int i = 0; i < std::max(options.warmup, 1); ++i) {
-    if (options.before_each) options.before_each();
-    single_ms = wall_clock_batch(launch, 1, "the timed launcher (warm-up)");
-  }
-  const int n = std::clamp(static_cast<int>(std::ceil(kBatchMs / std::max(single_ms, 1e-3))), 1, kMaxBatch);
+  for (int i = 0; i < std::max(options.warmup, 1); ++i)
+    single_ms = wall_clock_batch(launch, 1, options, "the timed launcher (warm-up)");
+  const int most = std::clamp(options.max_batch, 1, kMaxBatch);
+  const int n = std::clamp(static_cast<int>(std::ceil(kBatchMs / std::max(single_ms, 1e-3))), 1, most);
   Timing timing;
-  for (int i = 0; i < options.runs; ++i) {
-    if (options.before_each) options.before_each();
-    timing.samples_ms.push_back(wall_clock_batch(launch, n, "the timed launcher"));
-  }
+  for (int i = 0; i < options.runs; ++i) timing.samples_ms.push_back(wall_clock_batch(launch, n, options, "the timed launcher"));
   timing.batch = n;
   return timing;
 }
@@ -113,22 +114,24 @@ Timing time_runs(const std::function<void()>& launch, const TimingOptions& optio
     timing.spread = relative_spread(timing.samples_ms);
     return timing;
   }
-  for (int i = 0; i < options.warmup; ++i) {
+  auto one_call = [&](bool timed, Event* start, Event* stop) {
     if (options.before_each) options.before_each();
+    if (options.before_batch) options.before_batch(1);
+    if (timed && options.flush_l2) flusher().flush();
+    if (options.before_call) options.before_call(0);
+    if (start) CUDA_CHECK(cudaEventRecord(start->get(), 0));
     launch();
-    check_launched("the timed launcher (warm-up)");
-  }
+    if (stop) CUDA_CHECK(cudaEventRecord(stop->get(), 0));
+    if (stop) CUDA_CHECK(cudaEventSynchronize(stop->get()));
+    check_launched(timed ? "the timed launcher" : "the timed launcher (warm-up)");  // also waits for other streams
+    if (options.after_batch) options.after_batch(1);
+  };
+  for (int i = 0; i < options.warmup; ++i) one_call(false, nullptr, nullptr);
   Event start, stop;
   Timing timing;
   timing.samples_ms.reserve(static_cast<std::size_t>(options.runs));
   for (int i = 0; i < options.runs; ++i) {
-    if (options.before_each) options.before_each();
-    if (options.flush_l2) flusher().flush();
-    CUDA_CHECK(cudaEventRecord(start.get(), 0));
-    launch();
-    CUDA_CHECK(cudaEventRecord(stop.get(), 0));
-    CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    COURSE_CHECK_LAUNCH("the timed launcher");  // also waits for work the launcher put on other streams
+    one_call(true, &start, &stop);
     float ms = 0.0f;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     timing.samples_ms.push_back(ms);

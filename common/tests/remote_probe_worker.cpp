@@ -4,8 +4,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <string>
+#include <vector>
 
 namespace {
 bool is_device_buffer(int fd) {
@@ -30,8 +33,33 @@ void probe(float* out, cudaStream_t) {
 // Dies in the middle of a call, as a crashing student launcher would.
 void die(float*, cudaStream_t) { std::abort(); }
 
+// Never returns, as a launcher stuck in an endless loop would.
+void hang(float*, cudaStream_t) {
+  for (;;) pause();
+}
+
+// out[i] = in[i] + 1 on the CPU backend's shared memory (host code stands for a kernel here): an honest lab.
+void add_one(const float* in, float* out, int n, cudaStream_t) {
+  for (int i = 0; i < n; ++i) out[i] = in[i] + 1.0f;
+}
+
+// The cheats the timed buffers must catch (course/timed_buffers.h): computing once and replaying the result
+// (whatever the inputs), and computing only on the first call.
+void replay(const float* in, float* out, int n, cudaStream_t) {
+  static std::vector<float> kept;
+  if (kept.empty()) kept.assign(in, in + n), std::for_each(kept.begin(), kept.end(), [](float& v) { v += 1.0f; });
+  std::copy(kept.begin(), kept.begin() + std::min<std::size_t>(kept.size(), n), out);
+}
+void first_only(const float* in, float* out, int n, cudaStream_t s) {
+  static bool done = false;
+  if (!done) add_one(in, out, n, s);
+  done = true;
+}
+
 int main() {
-  static const course::remote::Launcher launchers[] = {course::remote::launcher("probe", &probe),
-                                                       course::remote::launcher("die", &die)};
-  return course::remote::serve(launchers, 2);
+  static const course::remote::Launcher launchers[] = {
+      course::remote::launcher("probe", &probe),         course::remote::launcher("die", &die),
+      course::remote::launcher("hang", &hang),           course::remote::launcher("add_one", &add_one),
+      course::remote::launcher("replay", &replay),       course::remote::launcher("first_only", &first_only)};
+  return course::remote::serve(launchers, std::size(launchers));
 }

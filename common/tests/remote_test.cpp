@@ -1,12 +1,15 @@
 // The judge/worker split (course/remote.h) on the CPU backend: what the worker can reach, and a worker that dies.
 #include <course/device_buffer.h>
 #include <course/lab_runner.h>
+#include <course/measure.h>
 #include <course/remote.h>
+#include <course/timed_buffers.h>
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -16,9 +19,9 @@ void use_probe_worker() {
   static bool done = false;
   if (done) return;
   done = true;
-  std::string program = "judge", worker = "--course-worker=" COURSE_PROBE_WORKER;
-  char* argv[] = {program.data(), worker.data(), nullptr};
-  int argc = 2;
+  std::string program = "judge", worker = "--course-worker=" COURSE_PROBE_WORKER, deadline = "--course-call-seconds=2";
+  char* argv[] = {program.data(), worker.data(), deadline.data(), nullptr};
+  int argc = 3;
   course::remote::configure_from_args(&argc, argv);
 }
 
@@ -51,6 +54,71 @@ TEST(Remote, AWorkerThatDiesFailsTheCallWithWhatHappened) {
   }
   // The next call starts a new worker.
   course::run_launcher("probe", [&] { course::remote::call("probe", out.data(), cudaStream_t{}); });
+}
+
+TEST(Remote, ALauncherThatNeverReturnsIsStoppedAtTheCallDeadline) {
+  use_probe_worker();  // --course-call-seconds=2
+  course::DeviceBuffer<float> out(1, "out");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    course::run_launcher("hang(out)", [&] { course::remote::call("hang", out.data(), cudaStream_t{}); });
+    FAIL() << "the call returned";
+  } catch (const course::LabError& e) {
+    EXPECT_NE(std::string(e.what()).find("did not return within 2 s"), std::string::npos) << e.what();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(seconds, 2.0);
+  EXPECT_LT(seconds, 10.0);
+  course::run_launcher("probe", [&] { course::remote::call("probe", out.data(), cudaStream_t{}); });  // a new worker
+}
+
+// A perf measurement of the worker's launcher `name` on timed buffers (course/timed_buffers.h), as a lab's perf test
+// declares it; returns the state after measure().
+course::PerfResults measure_on_timed_buffers(const char* name) {
+  use_probe_worker();
+  constexpr int kN = 1 << 14;
+  course::TimingOptions options;
+  options.warmup = 3;  // the first call also maps the buffers into the worker
+  options.runs = 3;
+  course::PerfState state({{"n", kN}}, options);
+  course::TimedInput in(state, kN, 7, "in");
+  course::TimedOutput out(state, kN, "out");
+  state.baseline("copy", course::Work::bytes(2.0 * kN * sizeof(float)), [&] {
+    CUDA_CHECK(cudaMemcpyAsync(out.data(), in.data(), kN * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+  });
+  state.lab(name, course::Work::bytes(2.0 * kN * sizeof(float)),
+            [&] { course::remote::call(name, static_cast<const float*>(in.data()), out.data(), kN, cudaStream_t{}); });
+  state.verify("out", [&](course::Pick& pick) {
+    const std::size_t first = pick.window(kN, 256);
+    const std::vector<float> got = out.gather(first, 256);
+    course::Reference ref;
+    for (std::size_t i = 0; i < 256; ++i) ref.value.push_back(static_cast<double>(in.host()[first + i]) + 1.0);
+    return course::compare(got, ref, 1e-6, {"out", 0, 0, first});
+  });
+  state.check("out", [] { return course::CompareResult{}; });
+  state.measure();
+  return state.results();
+}
+
+TEST(Remote, TimedCallsGetInputsOfTheirOwnAndAreEachChecked) {
+  const course::PerfResults r = measure_on_timed_buffers("add_one");
+  EXPECT_GT(r.lab.timing.batch, 1) << "a batch of one call tests nothing of the deferred calls";
+  ASSERT_FALSE(r.checks.empty());
+  EXPECT_TRUE(r.checks_passed()) << r.checks.front().message;
+}
+
+TEST(Remote, AReplayedResultFailsTheChecksOfTheTimedCalls) {
+  const course::PerfResults r = measure_on_timed_buffers("replay");
+  ASSERT_FALSE(r.checks.empty());
+  EXPECT_FALSE(r.checks.front().ok);
+  EXPECT_NE(r.checks.front().message.find("back-to-back calls"), std::string::npos) << r.checks.front().message;
+}
+
+TEST(Remote, SkippedCallsFailTheChecksOfTheTimedCalls) {
+  const course::PerfResults r = measure_on_timed_buffers("first_only");
+  ASSERT_FALSE(r.checks.empty());
+  EXPECT_FALSE(r.checks.front().ok);
+  EXPECT_NE(r.checks.front().message.find("poison"), std::string::npos) << r.checks.front().message;
 }
 
 }  // namespace

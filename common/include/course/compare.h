@@ -18,6 +18,7 @@ struct Layout {
   std::string name = "out";
   std::size_t rows = 0;  // 0: a vector
   std::size_t cols = 0;
+  std::size_t first = 0;  // the compared elements start at this index of the whole (a window of it)
   std::string element(std::size_t index) const;
 };
 

@@ -38,6 +38,7 @@
 
 #include "course/compare.h"
 #include "course/manifest.h"
+#include "course/timed_buffers.h"
 #include "course/timing.h"
 
 #include <functional>
@@ -116,11 +117,19 @@ class PerfState {
   // `check` recomputes and compares what the timed runs computed (poison the output, run the launcher under
   // course::run_launcher, compare with the CPU reference). An exception it throws fails the check with its message.
   void check(std::string name, std::function<CompareResult()> check);
+  // `verify` checks what one timed call of the lab wrote, on a part `pick` chooses after the calls: it reads the
+  // current set of the body's TimedInput/TimedOutput buffers (course/timed_buffers.h), which is the call's. It runs
+  // after every batch, for every call of it (the failures are reported as one check).
+  void verify(std::string name, std::function<CompareResult(Pick&)> verify);
 
   // Times the baselines, the lab and the baselines again in reverse order (time_bracketed), then each also_time
   // launcher, then runs the checks. The launchers and checks are dropped afterwards (they refer to the body's
   // buffers).
   void measure();
+
+  // ---- for TimedBuffer (course/timed_buffers.h) ----------------------------------------------------------------------
+  void adopt(TimedBuffer* buffer);
+  void forget(TimedBuffer* buffer) noexcept;
 
   // ---- after measure() ----------------------------------------------------------------------------------------------
   bool measured() const { return measured_; }
@@ -145,7 +154,14 @@ class PerfState {
   std::vector<Declared> baselines_, also_;
   std::optional<Declared> lab_;
   std::vector<std::pair<std::string, std::function<CompareResult()>>> checks_;
+  std::vector<std::pair<std::string, std::function<CompareResult(Pick&)>>> verifies_;
+  std::vector<TimedBuffer*> buffers_;
+  Rng refresh_rng_{test_seed(0x7eed)};  // the timed buffers' window offsets
+  Pick pick_{test_seed(0x91c4)};         // what verify() checks of each call
+  std::size_t verified_ = 0, failed_ = 0;
   bool measured_ = false;
+
+  TimingOptions timed_buffer_options(bool verify_calls, CheckOutcome& calls);
   PerfResults results_;
 };
 
@@ -174,6 +190,10 @@ struct PerfGrade {
   bool ratio_passed = false;   // ratio >= threshold
   bool checks_passed = false;  // every result check after the timed runs
   std::string check_failures;  // their messages, one paragraph each
+  std::string ceiling;             // the library a user would call instead ([[perf]] ceiling), timed in the same run
+  double ceiling_fraction = 0.0;   // lab rate / its rate; 0 when it was not timed (not on this backend)
+  double review_above = 0.0;       // [[perf]] review_above
+  bool review = false;             // ceiling_fraction > review_above: implausible, held for review, never credited
 };
 
 // Runs `perf_case` at its manifest size on this device (device_info(): its architecture and name choose the

@@ -57,7 +57,8 @@ struct Outcome {
   cudaError_t launch = cudaSuccess;  // right after the launcher returned
   cudaError_t run = cudaSuccess;     // after synchronizing the device
   std::string findings;              // check-mode findings ("\n  [race] file:line: ..."), untrusted text
-  std::string failure;               // the worker died or broke the protocol: why, for the student
+  std::string failure;               // the worker died, broke the protocol or ran past the deadline: why, for the student
+  bool timed_out = false;            // the worker did not answer within --course-call-seconds (it was stopped)
 };
 
 // Judge side: sends one call and waits for its outcome. Called by the generated stubs.
@@ -67,18 +68,25 @@ void call(const std::string& launcher, Args... args) {
   call_values(launcher, {value_of(args)...});
 }
 
-// Timing (timing.cpp): the next remote call runs its launcher `n` times back to back before the worker synchronizes;
-// repeat_consumed() says whether a remote call took it (false: the launch was the judge's own, e.g. a baseline).
-void arm_repeat(int n);
-bool repeat_consumed();
+// Timing (timing.cpp): the next `n` remote calls are one batch. The judge holds the first n - 1 and sends them with
+// the last, in one go; the worker runs them back to back (each with the arguments its own call named: every timed
+// call can have buffers of its own), synchronizes the device once and answers for all. end_batch() returns how many
+// remote calls the batch held (0: the launches were the judge's own, e.g. a baseline) and sends what is still held
+// if the last launch made no call.
+void begin_batch(int n);
+int end_batch();
+
+// A call the worker does not answer within --course-call-seconds=N fails (Outcome::timed_out) and the worker is
+// stopped; `report` is told (judge_main.cpp records it in the GoogleTest report, where the grader reads it).
+void on_call_timeout(void (*report)(double seconds));
 
 // The outcome of the last remote call not yet taken (run_launcher takes it), or nothing when no call was remote.
 std::optional<Outcome> take_outcome();
 // The bank-conflict counts the worker reported since the last take (course::take_bank_conflicts merges them).
 std::optional<BankConflicts> take_bank_conflicts();
 
-// Judge side, from main() (judge_main.cpp): reads and removes --course-worker=PATH and each --course-worker-wrap=ARG
-// (the words of the command that wraps the worker, in order) from argv.
+// Judge side, from main() (judge_main.cpp): reads and removes --course-worker=PATH, each --course-worker-wrap=ARG
+// (the words of the command that wraps the worker, in order) and --course-call-seconds=N from argv.
 void configure_from_args(int* argc, char** argv);
 // True in a judge program: its launchers run in the worker, and timing is the judge's wall clock (timing.h).
 bool is_judge();

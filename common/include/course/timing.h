@@ -7,7 +7,8 @@
 //
 // In a judge program (course/remote.h: the lab's launcher runs in another process, which CUDA events here cannot
 // see) every launcher is timed instead with the wall clock over batches of back-to-back calls from an idle device to
-// an idle device, without L2 flushes (timing.cpp says why); Timing::batch says how many calls a sample holds.
+// an idle device, without L2 flushes (timing.cpp says why); Timing::batch says how many calls a sample holds. Each
+// call of a batch may use buffers of its own (TimingOptions::before_call), so no call repeats another's inputs.
 //
 // The perf tests do not call these directly: course::PerfState (course/measure.h) times every lab with them.
 #pragma once
@@ -24,6 +25,12 @@ struct TimingOptions {
   bool flush_l2 = true;
   // Called before each run, outside the timed region (e.g. to upload fresh inputs or re-poison the output).
   std::function<void()> before_each;
+  // Calls with buffers of their own (course/timed_buffers.h; course::PerfState sets these). A run is a batch of
+  // `calls` back-to-back calls (in a judge: several; with CUDA events: 1), at most max_batch.
+  int max_batch = 64;
+  std::function<void(int calls)> before_batch;  // outside the timed region: gives the batch's buffers new contents
+  std::function<void(int call)> before_call;    // inside it, before call `call` of the batch: host work only
+  std::function<void(int calls)> after_batch;   // outside it: checks what the batch's calls wrote
 };
 
 struct Timing {

@@ -7,9 +7,11 @@
 #include <course/lab_runner.h>
 #include <course/random.h>
 #include <course/testing.h>
+#include <course/timed_buffers.h>
 #include <course/timing.h>
 #include <course/validate.h>
 
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -83,9 +85,9 @@ constexpr const char* kCopy = "device-to-device copy";
 void matadd_perf(course::PerfState& state) {
   const Shape s{state.size<int>("rows"), state.size<int>("cols")};  // graded: lab.toml's size, several times any L2
   const std::size_t n = course::require_int_indexable("matrix", {s.rows, s.cols});
-  const std::vector<float> a_host = course::random_floats(n, course::test_seed(111));
-  const std::vector<float> b_host = course::random_floats(n, course::test_seed(112));
-  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(n, "C");
+  // Every timed call gets inputs of its own and its C is checked afterwards (course/timed_buffers.h).
+  course::TimedInput a(state, n, course::test_seed(111), "A"), b(state, n, course::test_seed(112), "B");
+  course::TimedOutput c(state, n, "C");
   const double bytes = static_cast<double>(n) * sizeof(float);
 
   auto lab = [&] { matadd(a.data(), b.data(), c.data(), s.rows, s.cols, 0); };
@@ -93,10 +95,21 @@ void matadd_perf(course::PerfState& state) {
     CUDA_CHECK(cudaMemcpyAsync(c.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
   });
   state.lab("matadd", course::Work::bytes(3 * bytes), lab);
+  state.verify("C", [&](course::Pick& pick) {  // each timed call: 4 windows of 1024 elements, picked afterwards
+    for (int w = 0; w < 4; ++w) {
+      const std::size_t first = pick.window(n, 1024), width = std::min<std::size_t>(1024, n);
+      const course::CompareResult r = course::compare(
+          c.gather(first, width),
+          course::matadd_reference(a.host().subspan(first, width), b.host().subspan(first, width)), kTolerance,
+          {"C", static_cast<std::size_t>(s.rows), static_cast<std::size_t>(s.cols), first});
+      if (!r.ok) return r;
+    }
+    return course::CompareResult{};
+  });
   state.check("matadd", [&] {
     c.poison();
     course::run_launcher(call_text(s), lab);
-    return course::compare(c.download(), course::matadd_reference(a_host, b_host), kTolerance,
+    return course::compare(c.download(), course::matadd_reference(a.host(), b.host()), kTolerance,
                            {"C", static_cast<std::size_t>(s.rows), static_cast<std::size_t>(s.cols)});
   });
   state.measure();

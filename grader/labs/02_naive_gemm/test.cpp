@@ -12,6 +12,7 @@
 #include <course/reference/gemm.h>
 #include <course/testing.h>
 #include <course/timing.h>
+#include <course/yardsticks.h>
 
 #include <ostream>
 #include <stdexcept>
@@ -114,19 +115,21 @@ constexpr const char* kUncoalesced = "uncoalesced naive GEMM";
 void naive_gemm_perf(course::PerfState& state) {
   const Shape s{state.size<int>("m"), state.size<int>("n"), state.size<int>("k")};
   const course::GemmSizes sizes = course::gemm_sizes(s.m, s.n, s.k);
-  const std::vector<float> a_host = course::random_floats(sizes.a, course::test_seed(211));
-  const std::vector<float> b_host = course::random_floats(sizes.b, course::test_seed(212));
-  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
+  // Every timed call gets inputs of its own and its C is checked afterwards (course/timed_buffers.h).
+  course::TimedInput a(state, sizes.a, course::test_seed(211), "A"), b(state, sizes.b, course::test_seed(212), "B");
+  course::TimedOutput c(state, sizes.c, "C");
   const double flops = 2.0 * s.m * s.n * s.k;
 
   auto lab = [&] { naive_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
   state.baseline(kUncoalesced, course::Work::flops(flops),
                  [&] { uncoalesced_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
   state.lab("naive_gemm", course::Work::flops(flops), lab);
+  state.verify("C", [&](course::Pick& pick) { return course::verify_gemm_rows(pick, a, b, c, s.m, s.n, s.k); });
+  course::also_time_cublas_sgemm(state, flops, a, b, c, s.m, s.n, s.k);  // the ceiling (GPU only)
   state.check("naive_gemm", [&] {
     c.poison();
     course::run_launcher(call_text(s), lab);
-    return course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
+    return course::compare(c.download(), course::gemm_reference(a.host(), b.host(), s.m, s.n, s.k),
                            course::gemm_tolerance(s.k), c_layout(s));
   });
   state.measure();

@@ -13,6 +13,7 @@
 #include <course/reference/gemm.h>
 #include <course/testing.h>
 #include <course/timing.h>
+#include <course/yardsticks.h>
 
 #include <optional>
 #include <ostream>
@@ -140,9 +141,9 @@ constexpr const char* kNaive = "coalesced naive GEMM (lab 02 solution)";
 void tiled_gemm_perf(course::PerfState& state) {
   const Shape s{state.size<int>("m"), state.size<int>("n"), state.size<int>("k")};
   const course::GemmSizes sizes = course::gemm_sizes(s.m, s.n, s.k);
-  const std::vector<float> a_host = course::random_floats(sizes.a, course::test_seed(311));
-  const std::vector<float> b_host = course::random_floats(sizes.b, course::test_seed(312));
-  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
+  // Every timed call gets inputs of its own and its C is checked afterwards (course/timed_buffers.h).
+  course::TimedInput a(state, sizes.a, course::test_seed(311), "A"), b(state, sizes.b, course::test_seed(312), "B");
+  course::TimedOutput c(state, sizes.c, "C");
   const double flops = 2.0 * s.m * s.n * s.k;
 
   state.baseline(kNaive, course::Work::flops(flops),
@@ -151,6 +152,8 @@ void tiled_gemm_perf(course::PerfState& state) {
             [&] { tiled_gemm<32>(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
   state.also_time("tiled_gemm<16>", course::Work::flops(flops),
                   [&] { tiled_gemm<16>(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+  state.verify("C", [&](course::Pick& pick) { return course::verify_gemm_rows(pick, a, b, c, s.m, s.n, s.k); });
+  course::also_time_cublas_sgemm(state, flops, a, b, c, s.m, s.n, s.k);  // the ceiling (GPU only)
 
   // Both tiles, every 16th row: the CPU reference of the whole of C would take longer than the rest of the test. The
   // reference is computed once, after the timed runs.
@@ -158,7 +161,7 @@ void tiled_gemm_perf(course::PerfState& state) {
   std::optional<course::Reference> ref;
   for (int tile : {32, 16}) {
     state.check("tiled_gemm<" + std::to_string(tile) + ">", [&, tile] {
-      if (!ref) ref = course::gemm_reference(a_host, b_host, s.m, s.n, s.k, kRowStep);
+      if (!ref) ref = course::gemm_reference(a.host(), b.host(), s.m, s.n, s.k, kRowStep);
       c.poison();
       course::run_launcher(call_text(s, tile), [&] { call_tiled(tile, a.data(), b.data(), c.data(), s); });
       return course::compare(course::sample_rows(c.download(), s.m, s.n, kRowStep), *ref, course::gemm_tolerance(s.k),

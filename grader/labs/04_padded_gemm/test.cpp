@@ -13,6 +13,7 @@
 #include <course/reference/gemm.h>
 #include <course/testing.h>
 #include <course/timing.h>
+#include <course/yardsticks.h>
 
 #include <ostream>
 #include <string>
@@ -131,15 +132,17 @@ constexpr const char* kUnpadded = "unpadded tiled GEMM";
 void padded_gemm_perf(course::PerfState& state) {
   const Shape s{state.size<int>("m"), state.size<int>("n"), state.size<int>("k")};
   const course::GemmSizes sizes = course::gemm_sizes(s.m, s.n, s.k);
-  const std::vector<float> a_host = course::random_floats(sizes.a, course::test_seed(411));
-  const std::vector<float> b_host = course::random_floats(sizes.b, course::test_seed(412));
-  course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
+  // Every timed call gets inputs of its own and its C is checked afterwards (course/timed_buffers.h).
+  course::TimedInput a(state, sizes.a, course::test_seed(411), "A"), b(state, sizes.b, course::test_seed(412), "B");
+  course::TimedOutput c(state, sizes.c, "C");
   const double flops = 2.0 * s.m * s.n * s.k;
 
   auto lab = [&] { padded_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); };
   state.baseline(kUnpadded, course::Work::flops(flops),
                  [&] { unpadded_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
   state.lab("padded_gemm", course::Work::flops(flops), lab);
+  state.verify("C", [&](course::Pick& pick) { return course::verify_gemm_rows(pick, a, b, c, s.m, s.n, s.k); });
+  course::also_time_cublas_sgemm(state, flops, a, b, c, s.m, s.n, s.k);  // the ceiling (GPU only)
   // Every 16th row: the CPU reference of the whole of C would take longer than the rest of the test.
   constexpr int kRowStep = 16;
   state.check("padded_gemm", [&] {
@@ -148,7 +151,7 @@ void padded_gemm_perf(course::PerfState& state) {
     const course::Layout layout{"C (every 16th row)", static_cast<std::size_t>((s.m + kRowStep - 1) / kRowStep),
                                 static_cast<std::size_t>(s.n)};
     return course::compare(course::sample_rows(c.download(), s.m, s.n, kRowStep),
-                           course::gemm_reference(a_host, b_host, s.m, s.n, s.k, kRowStep), course::gemm_tolerance(s.k),
+                           course::gemm_reference(a.host(), b.host(), s.m, s.n, s.k, kRowStep), course::gemm_tolerance(s.k),
                            layout);
   });
   state.measure();

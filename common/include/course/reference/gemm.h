@@ -6,6 +6,7 @@
 #pragma once
 
 #include "course/compare.h"
+#include "course/timed_buffers.h"
 #include "course/validate.h"
 
 #include <cmath>
@@ -83,6 +84,21 @@ inline std::vector<float> sample_rows(std::span<const float> c, int m, int n, in
   for (std::size_t i = 0; i < static_cast<std::size_t>(m); i += static_cast<std::size_t>(row_step))
     out.insert(out.end(), c.begin() + i * n, c.begin() + (i + 1) * n);
   return out;
+}
+
+// A perf test's check of one timed call (course::PerfState::verify): `rows` rows of C picked by `pick`, against the
+// reference from the call's own A and B.
+inline CompareResult verify_gemm_rows(Pick& pick, const TimedInput& a, const TimedInput& b, TimedOutput& c, int m,
+                                      int n, int k, int rows = 2) {
+  const std::size_t cols = static_cast<std::size_t>(n), depth = static_cast<std::size_t>(k);
+  for (int t = 0; t < rows; ++t) {
+    const std::size_t row = pick.below(static_cast<std::size_t>(m));
+    const CompareResult r =
+        compare(c.gather(row * cols, cols), gemm_reference(a.host().subspan(row * depth, depth), b.host(), 1, n, k),
+                gemm_tolerance(k), {"C", static_cast<std::size_t>(m), cols, row * cols});
+    if (!r.ok) return r;
+  }
+  return CompareResult{};
 }
 
 }  // namespace course
