@@ -82,6 +82,10 @@ PerfEntry read_perf_entry(const Table& t) {
   e.test = t.string("test", "the GoogleTest name 'Suite.Case'");
   e.key = t.string("key", "the threshold key");
   e.metric = t.string("metric", "one sentence: what the ratio divides");
+  e.ceiling = t.string("ceiling", "the name of the timed launcher a user would call instead (cuBLAS, a copy)");
+  const toml::node& review = t.node("review_above", "the fraction of the ceiling above which a result is reviewed");
+  e.review_above = t.number("review_above", review);
+  if (!(e.review_above > 0.0)) t.wrong_type("review_above", review, "a positive number");
   const Table size = t.table("size", "the problem size, e.g. { n = 67108864 }");
   for (const auto& [name, value] : size.raw()) {
     const std::string key(name.str());

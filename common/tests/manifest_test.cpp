@@ -20,12 +20,16 @@ title = "1D stencil"
 test = "StencilPerf.SpeedupVsGlobal"
 key = "min_speedup_vs_global"
 metric = "stencil() bandwidth / bandwidth of the global-memory stencil"
+ceiling = "device-to-device copy"
+review_above = 1.25
 size = { n = 67108864, radius = 1 }
 
 [[perf]]
 test = "StencilPerf.BandwidthVsCopy"
 key = "min_fraction_of_copy"
 metric = "stencil() bandwidth / copy bandwidth"
+ceiling = "device-to-device copy"
+review_above = 1.25
 size = { n = 1024, radius = 3 }
 
 [thresholds.default]
@@ -141,19 +145,21 @@ TEST(Manifest, ErrorsNameTheFileAndTheKey) {
   EXPECT_EQ(load_error(replaced(kManifest, "metric = \"stencil() bandwidth / copy bandwidth\"\n", "")),
             "lab.toml: missing key 'perf[1].metric' (one sentence: what the ratio divides)");
   EXPECT_EQ(load_error(replaced(kManifest, "size = { n = 1024, radius = 3 }", "size = { n = 1024, radius = 1.5 }")),
-            "lab.toml:15: 'perf[1].size.radius' must be an integer, not 1.5");
+            "lab.toml:19: 'perf[1].size.radius' must be an integer, not 1.5");
   EXPECT_EQ(load_error(replaced(kManifest, "key = \"min_fraction_of_copy\"", "key = 7")),
-            "lab.toml:13: 'perf[1].key' must be a string, not 7");
+            "lab.toml:15: 'perf[1].key' must be a string, not 7");
   EXPECT_EQ(load_error(replaced(kManifest, "min_fraction_of_copy = 0.55", "min_fraction_of_copy = \"0.55\"")),
-            "lab.toml:23: 'thresholds.sm_90.min_fraction_of_copy' must be a number, not '0.55'");
+            "lab.toml:27: 'thresholds.sm_90.min_fraction_of_copy' must be a number, not '0.55'");
   EXPECT_EQ(load_error(replaced(kManifest, "[thresholds.sm_90]", "[thresholds.hopper]")),
-            "lab.toml:21: [thresholds.hopper]: expected 'default', 'sm_XY' or 'gpu.<model>'");
+            "lab.toml:25: [thresholds.hopper]: expected 'default', 'sm_XY' or 'gpu.<model>'");
   EXPECT_EQ(load_error(replaced(kManifest, "size = { n = 1024, radius = 3 }", "size = 3")),
-            "lab.toml:15: 'perf[1].size' must be a table, not 3");
+            "lab.toml:19: 'perf[1].size' must be a table, not 3");
   EXPECT_EQ(load_error(replaced(kManifest, "size = { n = 1024, radius = 3 }", "size = [1024, 3]")),
-            "lab.toml:15: 'perf[1].size' must be a table, not a list");
+            "lab.toml:19: 'perf[1].size' must be a table, not a list");
   EXPECT_EQ(load_error(replaced(kManifest, "[thresholds.default]", "[thresholds.default.nested]")),
-            "lab.toml:17: 'thresholds.default.nested' must be a number, not a table");
+            "lab.toml:21: 'thresholds.default.nested' must be a number, not a table");
+  EXPECT_EQ(load_error(replaced(kManifest, "review_above = 1.25\nsize = { n = 1024, radius = 3 }", "size = { n = 1024, radius = 3 }")),
+            "lab.toml: missing key 'perf[1].review_above' (the fraction of the ceiling above which a result is reviewed)");
 }
 
 TEST(Manifest, InvalidTomlNamesTheLineAndColumn) {

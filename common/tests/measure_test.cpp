@@ -163,12 +163,13 @@ TEST(PerfState, MisuseIsALogicError) {
 
 // ---- the registry and a graded case --------------------------------------------------------------------------------
 
-std::string write_manifest(const std::string& name, const std::string& threshold) {
+std::string write_manifest(const std::string& name, const std::string& threshold, const std::string& ceiling = "fast") {
   const auto dir = std::filesystem::temp_directory_path() / "course_measure_test";
   std::filesystem::create_directories(dir);
   const auto path = dir / (name + ".toml");
   std::ofstream(path) << "[[perf]]\ntest = \"" << name << "\"\nkey = \"min_speedup\"\n"
-                      << "metric = \"time of slow / time of fast\"\nsize = { n = 3 }\n\n"
+                      << "metric = \"time of slow / time of fast\"\nceiling = \"" << ceiling << "\"\nreview_above = 1.25\n"
+                      << "size = { n = 3 }\n\n"
                       << "[thresholds.default]\nmin_speedup = " << threshold << "\n";
   return path.string();
 }
@@ -187,6 +188,21 @@ TEST(PerfCases, RegisteredCasesAreFoundByTestName) {
   EXPECT_EQ(course::perf_case("RegistryPerf.Found").graded_baseline, "slow");
   EXPECT_THROW(course::register_perf_case({"RegistryPerf.Found", "slow", sleepy_body, "x.toml"}), std::logic_error);
   EXPECT_THROW(course::perf_case("RegistryPerf.Missing"), std::invalid_argument);
+}
+
+TEST(PerfCases, ALabFasterThanItsCeilingIsHeldForReview) {
+  // The ceiling is the library a user would call instead; a lab 30 times faster than it cannot be real.
+  const course::PerfCase held{"GradePerf.Review", "slow", sleepy_body, write_manifest("GradePerf.Review", "2.0", "slow")};
+  const course::PerfGrade g = course::grade_perf_case(held, one_run());
+  EXPECT_EQ(g.ceiling, "slow");
+  EXPECT_GT(g.ceiling_fraction, 5.0);
+  EXPECT_TRUE(g.review);
+  // A ceiling the body did not time (cuBLAS on the CPU backend): no fraction, nothing held.
+  const course::PerfCase plain{"GradePerf.NoReview", "slow", sleepy_body,
+                               write_manifest("GradePerf.NoReview", "2.0", "cuBLAS SGEMM")};
+  const course::PerfGrade h = course::grade_perf_case(plain, one_run());
+  EXPECT_EQ(h.ceiling_fraction, 0.0);
+  EXPECT_FALSE(h.review);
 }
 
 TEST(PerfCases, AGradedCaseUsesTheManifestSizeAndThreshold) {

@@ -30,6 +30,8 @@ class Perf:
     key: str  # threshold key, e.g. "min_fraction_of_copy"
     metric: str  # one sentence: what the ratio divides
     size: dict[str, int]  # the problem size the perf test times
+    ceiling: str = ""  # the timed launcher a user would call instead (cuBLAS SGEMM, a device copy)
+    review_above: float = 0.0  # lab rate / ceiling rate above this is held for review, never credited
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,7 +197,12 @@ def load_lab(path: Path, gpus: dict[str, str]) -> Lab:
         size = p.table("size", "the problem size, e.g. { n = 67108864 }")
         sizes = {k: size.get(k, int, "an integer") for k in list(size.data)}
         size.done()
-        perf.append(Perf(test, p.get("key", str, "the threshold key"), p.get("metric", str, "one sentence"), sizes))
+        key, metric = p.get("key", str, "the threshold key"), p.get("metric", str, "one sentence")
+        ceiling = p.get("ceiling", str, "the name of the timed launcher a user would call instead")
+        review = p.get("review_above", float, "a positive number: the ceiling fraction held for review")
+        if review <= 0:
+            raise ManifestError(f"{path}: perf[{i}].review_above must be a positive number, not {review}")
+        perf.append(Perf(test, key, metric, sizes, ceiling, review))
         p.done()
     keys = {p.key for p in perf}
 

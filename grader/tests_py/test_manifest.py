@@ -26,6 +26,8 @@ perf_baseline = 1.0
 test = "DemoPerf.Speed"
 key = "min_speedup"
 metric = "time of the baseline / time of demo()"
+ceiling = "library"
+review_above = 1.1
 size = { n = 1024 }
 
 [thresholds.default]

@@ -80,6 +80,9 @@ def run_once(exe: Path, lab: manifest.Lab, timeout: float) -> dict[str, dict]:
                     "device": rec.device,
                     "result_check": rec.result_check,
                     "verdict": rec.verdict,
+                    "ceiling": rec.ceiling,
+                    "ceiling_fraction": rec.ceiling_fraction,
+                    "review": rec.review,
                     "test_passed": case.status == "passed",
                 }
             )
@@ -151,16 +154,18 @@ def main() -> int:
     print(f"GPU: {record['gpu']}; {record['cuda']}; {record['date']}; {args.runs} processes per program\n")
     print(
         "| program | role | test | ratios (one per process) | median | min | threshold [section] | verdict pass "
-        "| result check pass |"
+        "| result check pass | of the ceiling (max) | held for review |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for lab, role, name, test, key, ratios, good in rows:
         first = good[0]
         print(
             f"| {name} | {role} | {test} | {', '.join(f'{r:.3f}' for r in ratios)} | {statistics.median(ratios):.3f} "
             f"| {min(ratios):.3f} | {first['threshold']:.3f} [{first['threshold_section']}] "
             f"| {sum(g['verdict'] == 'pass' for g in good)}/{len(good)} "
-            f"| {sum(g['result_check'] == 'pass' for g in good)}/{len(good)} |"
+            f"| {sum(g['result_check'] == 'pass' for g in good)}/{len(good)} "
+            f"| {max((g.get('ceiling_fraction') or 0) for g in good):.3f} {first.get('ceiling', '')} "
+            f"| {sum(bool(g.get('review')) for g in good)}/{len(good)} |"
         )
     print_sections(labs, rows, devices, gpus, args.fraction, args.step)
     if args.json:

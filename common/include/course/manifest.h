@@ -41,6 +41,8 @@ struct PerfEntry {
   std::string key;     // threshold key
   std::string metric;  // one sentence
   Sizes size;
+  std::string ceiling;        // the timed launcher that is the library a user would call instead (its declared name)
+  double review_above = 0.0;  // lab rate / ceiling rate above this: implausible, held for review (never credited)
 };
 
 // A threshold for one GPU, from the most specific section that has the key:

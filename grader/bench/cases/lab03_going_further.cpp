@@ -1,7 +1,7 @@
 // Bench only, never graded: lab 03's "going further" kernel (solutions/03_tiled_gemm/register_blocked_gemm.cu, which
 // has no header) and, on the GPU, cuBLAS SGEMM as the FP32 ceiling, both timed against the lab's tiled_gemm<32> with
 // the lab's measurement object. For the gemm_sizes figure; compiled into bench_lab03_solution only, with the kernel's
-// file and, on the GPU, CUDA::cublas (grader/bench/CMakeLists.txt).
+// file (grader/bench/CMakeLists.txt); cuBLAS comes with the GPU harness (course/yardsticks.h).
 #include "bench_case.h"
 #include "lab03_tiled_gemm.h"
 
@@ -9,10 +9,7 @@
 #include <course/lab_runner.h>
 #include <course/random.h>
 #include <course/reference/gemm.h>
-
-#if defined(COURSE_BACKEND_GPU)
-#include <cublas_v2.h>
-#endif
+#include <course/yardsticks.h>
 
 #include <functional>
 #include <optional>
@@ -26,29 +23,6 @@ void register_blocked_gemm(const float* a, const float* b, float* c, int m, int 
 
 namespace {
 
-#if defined(COURSE_BACKEND_GPU)
-// cuBLAS is column-major. Row-major C = A·B is column-major C^T = B^T·A^T: pass B first, with the sizes swapped.
-class Cublas {
- public:
-  Cublas() {
-    if (cublasCreate(&handle_) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cublasCreate failed");
-    cublasSetMathMode(handle_, CUBLAS_PEDANTIC_MATH);  // plain FP32, like the course's kernels: no TF32
-  }
-  ~Cublas() { cublasDestroy(handle_); }
-  Cublas(const Cublas&) = delete;
-  Cublas& operator=(const Cublas&) = delete;
-  void sgemm(const float* a, const float* b, float* c, int m, int n, int k) const {
-    const float one = 1.0f, zero = 0.0f;
-    const cublasStatus_t status =
-        cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n);
-    if (status != CUBLAS_STATUS_SUCCESS)
-      throw std::runtime_error("cublasSgemm failed with status " + std::to_string(static_cast<int>(status)));
-  }
-
- private:
-  cublasHandle_t handle_{};
-};
-#endif
 
 // GFLOP/s of the register-blocked kernel (and cuBLAS) against tiled_gemm<32>, C = A·B with A m x k and B k x n.
 void going_further_perf(course::PerfState& state) {
@@ -66,9 +40,8 @@ void going_further_perf(course::PerfState& state) {
   state.lab("register-blocked GEMM", flops, blocked);
   checked.emplace_back("register_blocked_gemm", blocked);
 #if defined(COURSE_BACKEND_GPU)
-  const Cublas cublas;  // outlives measure(), which runs the launchers
-  const Gemm sgemm = [&] { cublas.sgemm(a.data(), b.data(), c.data(), m, n, k); };
-  state.also_time("cuBLAS SGEMM", flops, sgemm);
+  const Gemm sgemm = [&] { course::cublas_sgemm(a.data(), b.data(), c.data(), m, n, k); };
+  state.also_time(course::kCublasSgemm, flops, sgemm);
   checked.emplace_back("cublasSgemm", sgemm);
 #endif
 
