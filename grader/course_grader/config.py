@@ -19,6 +19,7 @@ DEFAULT_CONFIG = REPO_ROOT / "grader" / "course.toml"
 class Limits:
     build_seconds: float = 300.0
     test_seconds: float = 120.0
+    call_seconds: float = 30.0  # one launcher call: the judge stops a worker that does not answer in time
     max_file_bytes: int = 256 * 1024
     max_submission_bytes: int = 16 * 1024 * 1024
     max_archive_members: int = 2000

@@ -94,6 +94,22 @@ class PerfRecord:
     metric: str = ""
     threshold_section: str = ""  # the manifest section the threshold came from, e.g. "gpu.nvidia_h200"
     device: str = ""
+    ceiling: str = ""  # the library a user would call instead, timed in the same run
+    ceiling_fraction: float | None = None  # the lab's rate over the ceiling's
+    review: bool = False  # above the manifest's review_above: implausible, held for review
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float(text) if text is not None else None
+    except ValueError:
+        return None
+    return value if value is not None and math.isfinite(value) else None
+
+
+def call_timeout(case: TestCase) -> float | None:
+    """The deadline a launcher call ran past in this test (the judge stopped the worker), or None."""
+    return _number(case.properties.get("call_timeout_seconds"))
 
 
 def perf_record(case: TestCase) -> tuple[PerfRecord | None, str]:
@@ -126,6 +142,9 @@ def perf_record(case: TestCase) -> tuple[PerfRecord | None, str]:
             p.get("metric", ""),
             p.get("threshold_section", ""),
             p.get("device", ""),
+            p.get("ceiling", ""),
+            _number(p.get("ceiling_fraction")),
+            p.get("review") == "yes",
         ),
         "",
     )

@@ -66,6 +66,13 @@ def measurement(r: gtest.GTestRun, name: str) -> scoring.Measurement:
             f"the perf test recorded verdict {rec.verdict} for ratio "
             f"{rec.ratio:g} against threshold {rec.threshold:g}",
         )
+    if rec.review:
+        return scoring.Measurement(
+            rec.ratio,
+            rec.threshold,
+            review=f"measured {rec.ceiling_fraction or 0:.3f} of {rec.ceiling or 'the ceiling'}, the library a user "
+            "would call instead: faster than the hardware allows for this work, so the timing cannot be trusted",
+        )
     if case.status == "failed" and rec.verdict == "pass":
         return scoring.Measurement(rec.ratio, rec.threshold, f"failed a check during the perf test: {detail}")
     return scoring.Measurement(
@@ -147,6 +154,7 @@ class LabGrader:
             devices=gpus.gpu_devices(gpu)[0] if gpu is not None else (),
             read_only=self.readable,
             prefix=prefix,
+            call_seconds=self.course.limits.call_seconds * (gpus.SANITIZER_SLOWDOWN if prefix else 1),
         )
         if r.completed is not None and r.completed.tampered:
             raise Tampered(f"{exe.name}: {r.problem}")
@@ -242,6 +250,15 @@ class LabGrader:
                 return False
             cases = [c for c in r.cases if not c.is_perf]
             failed = [c for c in cases if c.status == "failed"]
+            late = [c for c in failed if gtest.call_timeout(c) is not None]
+            if late:
+                res.correctness, res.verdict = "fail", "timeout"
+                res.failures = [(c.full_name, diagnostics.first_failure(c)) for c in late]
+                res.message = (
+                    f"{p.name}: {late[0].full_name}: a launcher call ran past {gtest.call_timeout(late[0]):g} s "
+                    "and was stopped (a kernel or loop that never ends?)"
+                )
+                return False
             if failed:
                 res.correctness = "fail"
                 res.verdict = "wrong"
@@ -305,6 +322,11 @@ class LabGrader:
             res.verdict = "perf-error"
             res.message += f"; perf: {first.problem}"
             return
+        late = [c for c in first.cases if c.status == "failed" and gtest.call_timeout(c) is not None]
+        if late:
+            res.verdict = "timeout"
+            res.message += f"; perf: {late[0].full_name}: a launcher call ran past {gtest.call_timeout(late[0]):g} s"
+            return
         fractions, passed, notes = [], [], []
         worst = None
         for perf in lab.perf:
@@ -317,6 +339,12 @@ class LabGrader:
             v = scoring.measure_perf(
                 run_once, lab.perf_baseline, self.course.remeasure_band, self.course.remeasure_runs
             )
+            if v.review:
+                res.verdict, res.perf_score = "review", 0.0
+                res.ratio, res.threshold = v.ratio, v.threshold
+                res.perf_note = f"held for an instructor's review: {v.review}"
+                res.message += f"; {name}: {res.perf_note}"
+                return
             if v.problem:
                 res.verdict = "perf-error"
                 res.message += f"; {name}: {v.problem}"

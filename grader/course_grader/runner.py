@@ -291,11 +291,13 @@ def run_gtest(
     prefix: tuple[str, ...] = (),
     policy: sandbox.Policy | None = None,
     worker: Path | None = None,
+    call_seconds: float = 0,
 ):
     """Runs one GoogleTest judge `exe` with its `worker`: the judge outside the sandbox, the worker (after `prefix`,
     e.g. compute-sanitizer) in the test sandbox, which reads `worker` and `read_only`, writes only a private run
     folder (at `workdir`, which keeps output.log and the report outside it) and sees `devices`. The worker's
-    environment is `env` without the seed. Without a worker (a stand-in program in the grader's own tests), `exe`
+    environment is `env` without the seed; a launcher call it does not answer within `call_seconds` (0: no limit)
+    fails its test and stops it (the judge records property call_timeout_seconds). Without a worker (a stand-in program in the grader's own tests), `exe`
     itself runs in the sandbox. Verdicts come from the judge's report only: a gtest.GTestRun."""
     from . import gtest  # (gtest imports this module)
 
@@ -325,6 +327,8 @@ def run_gtest(
         box = sandbox.run_box(worker, workdir, worker_env, limits, devices, roots)
         wrap = sandbox.command(box, list(prefix), policy, None) if policy.enabled else list(prefix)
         cmd = [str(exe), *gtest_args, f"--course-worker={worker}", *(f"--course-worker-wrap={w}" for w in wrap)]
+        if call_seconds > 0:
+            cmd.append(f"--course-call-seconds={call_seconds:g}")
         c = run_judge(cmd, env, cwd=workdir, timeout=timeout, log=log, policy=policy)
     if c.timed_out:
         return gtest.GTestRun(False, [], describe_exit(c, timeout), c)

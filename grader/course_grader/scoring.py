@@ -51,6 +51,7 @@ class Measurement:
     device: str = ""
     passed: bool | None = None  # the verdict the test recorded (ratio >= threshold); None: not recorded
     section: str = ""  # the manifest's threshold section, e.g. "gpu.nvidia_h200"
+    review: str = ""  # non-empty: faster than the ceiling allows (why); held for review, never credited
 
 
 @dataclasses.dataclass
@@ -64,6 +65,7 @@ class PerfVerdict:
     device: str = ""
     passed: bool = False
     section: str = ""
+    review: str = ""  # non-empty: held for review (never credited): why
 
 
 def measure_perf(run_once: Callable[[int], Measurement], baseline: float, band: float, extra_runs: int) -> PerfVerdict:
@@ -71,6 +73,9 @@ def measure_perf(run_once: Callable[[int], Measurement], baseline: float, band: 
     `run_once(i)` performs measurement number i (0-based). Any failed run makes the verdict fail with its problem."""
     first = run_once(0)
     runs = [first]
+    if first.review:
+        return PerfVerdict(first.ratio, first.threshold, 0.0, [first.ratio], "", first.metric, first.device,
+                           review=first.review)
     if first.problem or first.ratio is None or first.threshold is None:
         return PerfVerdict(
             first.ratio,
@@ -85,6 +90,9 @@ def measure_perf(run_once: Callable[[int], Measurement], baseline: float, band: 
         for i in range(1, extra_runs + 1):
             m = run_once(i)
             runs.append(m)
+            if m.review:
+                return PerfVerdict(m.ratio, first.threshold, 0.0, [m.ratio], "", first.metric, first.device,
+                                   review=m.review)
             if m.problem or m.ratio is None:
                 return PerfVerdict(
                     m.ratio,

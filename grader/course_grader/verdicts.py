@@ -11,6 +11,7 @@ VERDICTS = {
     "partial": "correct, performance between the baseline and the threshold (partial credit)",
     "slow": "correct, performance below the baseline",
     "correct": "correct; performance not graded here (it is graded on the course GPU)",
+    "review": "correct, but measured faster than the hardware allows: held for an instructor's review, no perf credit",
     "wrong": "a correctness test failed",
     "perf-error": "correct, but the perf test failed a check (wrong result after timing, crash, hang)",
     "crash": "a test program crashed (illegal address, segfault, abort)",
@@ -21,7 +22,7 @@ VERDICTS = {
     "missing": "the lab file is not in the submission",
     "not-graded": "the grader could not grade it (infrastructure problem: not the student's fault)",
 }
-PROBLEM_VERDICTS = {"wrong", "perf-error", "crash", "timeout", "build-error", "forbidden", "rejected", "not-graded"}
+PROBLEM_VERDICTS = {"review", "wrong", "perf-error", "crash", "timeout", "build-error", "forbidden", "rejected", "not-graded"}
 
 
 @dataclasses.dataclass

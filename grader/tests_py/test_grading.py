@@ -75,8 +75,9 @@ class FakeTree:
                 body = "while True: pass\n"
             else:
                 wrong = f"{self.student_dir}/01_matadd/matadd.cu:9: C[3] = 1 expected 2"
+                late = {"call_timeout_seconds": "30.000000"} if behaviour == "late" else {}
                 cases = [
-                    c if behaviour == "pass" or i else (c[0], c[1], "failed", [wrong], {})
+                    c if behaviour == "pass" or i else (c[0], c[1], "failed", [wrong], late)
                     for i, c in enumerate(CORRECTNESS)
                 ]
                 perf = [
@@ -170,6 +171,19 @@ class Verdicts(TempDirTest):
             r = self.grade({"perf": [ratio], "result_check": "fail"}, "gpu")
             self.assertEqual((r.verdict, r.score), ("perf-error", 6.0))
             self.assertIn("wrong after the timed runs", r.message)
+
+    def test_faster_than_the_ceiling_is_held_for_review(self):
+        held = {"review": "yes", "ceiling": "device-to-device copy", "ceiling_fraction": "1.700000"}
+        r = self.grade({"perf": [2.4], "props": held}, "gpu")
+        self.assertEqual((r.verdict, r.score, r.perf_score), ("review", 6.0, 0.0))
+        self.assertIn("1.700 of device-to-device copy", r.message)
+        r = self.grade({"perf": [0.9], "props": {"review": "no", "ceiling_fraction": "0.800000"}}, "gpu")
+        self.assertEqual(r.verdict, "pass")
+
+    def test_a_call_past_its_deadline_is_a_timeout(self):
+        r = self.grade({"correct": "late"}, "cpu")
+        self.assertEqual((r.verdict, r.score), ("timeout", 0))
+        self.assertIn("ran past 30 s", r.message)
 
     def test_perf_verdict_from_recorded_properties_only(self):
         r = self.grade({"perf": [0.9], "perf_failure": "below the pass mark"}, "gpu")
