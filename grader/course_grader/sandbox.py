@@ -312,6 +312,22 @@ def command(box: Box, cmd: list[str], policy: Policy, status_fd: int | None) -> 
     return out + ["--chdir", str(box.cwd), *status, "--"] + box.limits.prlimit() + cmd
 
 
+def inspect(cmd: list[str], files: tuple[Path, ...], stdin: str | None = None, timeout: float = 120):
+    """Runs a read-only tool (readelf, objdump) on untrusted `files`, which `cmd` names by absolute path (a student's
+    objects and programs): in a sandbox that reads the system and those files only, as the sandbox's user, without
+    network and with no writable folder but a private /tmp. Parsers of binary formats have had bugs: none of this runs
+    with the grader's rights. Returns the subprocess.CompletedProcess (text)."""
+    policy = current()
+    run_as: dict = {}
+    if policy.enabled:
+        limits = run_limits(timeout, 64 << 20, False)
+        box = Box(cwd=Path("/"), env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, limits=limits)
+        box.add("tmp", "/tmp", size=TMP_BYTES).add("ro", *files)
+        cmd = command(box, cmd, policy, None)
+        run_as = _as_user(policy.uid)
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, errors="replace", timeout=timeout, **run_as)
+
+
 RUN_FOLDER_BYTES = 256 << 20  # the test's private run folder (a tmpfs: nothing it writes stays)
 TMP_BYTES = 256 << 20  # its /tmp
 BUILD_TMP_BYTES = 2 * GIB  # a build's /tmp (nvcc's intermediate files)

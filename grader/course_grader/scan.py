@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from . import sandbox
 from .config import AntiCheat
 from .manifest import Lab
 
@@ -142,14 +143,11 @@ def scan_source(name: str, text: str, lab: Lab, rules: AntiCheat) -> list[str]:
 
 
 def needed_libraries(executable: Path) -> list[str]:
-    """The shared libraries an executable depends on (NEEDED entries)."""
-    if shutil.which("readelf"):
-        out = subprocess.run(
-            ["readelf", "-d", str(executable)], capture_output=True, text=True, errors="replace", timeout=60
-        ).stdout
-        return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
-    out = subprocess.run(["ldd", str(executable)], capture_output=True, text=True, errors="replace", timeout=60).stdout
-    return [line.split()[0] for line in out.splitlines() if line.strip()]
+    """The shared libraries an executable depends on (its NEEDED entries, read by readelf in the sandbox; never by
+    ldd, which may run the program)."""
+    executable = executable.resolve()
+    out = sandbox.inspect(["readelf", "-d", str(executable)], (executable,), timeout=60).stdout
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
 
 
 def forbidden_links(libraries: list[str], rules: AntiCheat) -> list[str]:

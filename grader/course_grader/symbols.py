@@ -24,6 +24,7 @@ import threading
 from pathlib import Path
 
 from .build_tree import BuildTree
+from . import sandbox
 from .config import SymbolRules
 from .manifest import Lab
 
@@ -70,9 +71,13 @@ class ProgramInputs:
 # ---- reading objects -------------------------------------------------------------------------------------------------
 
 
-def _run(cmd: list[str], stdin: str | None = None) -> str:
+def _run(cmd: list[str], stdin: str | None = None, files: tuple[Path, ...] = ()) -> str:
+    """Runs a tool; one that reads the student's `files` (named in `cmd` by absolute path) runs in the sandbox."""
     try:
-        c = subprocess.run(cmd, input=stdin, capture_output=True, text=True, errors="replace", timeout=120)
+        if files:
+            c = sandbox.inspect(cmd, files, stdin)
+        else:
+            c = subprocess.run(cmd, input=stdin, capture_output=True, text=True, errors="replace", timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise SymbolError(f"{cmd[0]} failed: {e}") from e
     if c.returncode != 0:
@@ -86,7 +91,8 @@ _READELF = re.compile(r"\s*\d+:\s+[0-9a-fA-F]+\s+\S+\s+(\w+)\s+(\w+)\s+\S+\s+(\S
 def read_symbols(path: Path, dynamic: bool = False) -> list[Symbol]:
     """Every global and weak symbol of an object, archive or shared library (dynamic: the exported table), with nm's
     letters (readelf: nm loads the LTO plugin and is ten times slower)."""
-    out = _run(["readelf", "-W", "--dyn-syms" if dynamic else "--syms", str(path)])
+    path = path.resolve()
+    out = _run(["readelf", "-W", "--dyn-syms" if dynamic else "--syms", str(path)], files=(path,))
     symbols = []
     for line in out.splitlines():
         m = _READELF.match(line)
@@ -138,7 +144,8 @@ _SYSCALL = re.compile(r"\t(syscall|sysenter|int\s+\$0x80)\b")
 def system_calls(path: Path) -> list[str]:
     """The functions of an object that contain a system call instruction (objdump -d)."""
     found, function = [], ""
-    for line in _run(["objdump", "-d", "-C", "--no-show-raw-insn", str(path)]).splitlines():
+    path = path.resolve()
+    for line in _run(["objdump", "-d", "-C", "--no-show-raw-insn", str(path)], files=(path,)).splitlines():
         m = re.match(r"[0-9a-f]+ <(.+)>:$", line)
         if m:
             function = m.group(1)
@@ -150,7 +157,8 @@ def system_calls(path: Path) -> list[str]:
 def data_in_code(path: Path) -> list[str]:
     """Data symbols (type OBJECT, local ones too) that an object places in an executable section."""
     executable, found = set(), []
-    for line in _run(["readelf", "-W", "--sections", "--syms", str(path)]).splitlines():
+    path = path.resolve()
+    for line in _run(["readelf", "-W", "--sections", "--syms", str(path)], files=(path,)).splitlines():
         if re.match(r"\s*\[\s*\d+\]", line):
             number, rest = line.split("]", 1)
             fields = rest.split()

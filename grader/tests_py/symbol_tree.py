@@ -30,7 +30,9 @@ def _usable(tree: Path) -> bool:
         return False
     if not data.get("objects") or not programs or not (tree / "build.ninja").is_file():
         return False
-    return all(Path(p["worker"]).is_file() and all(Path(o).is_file() for o in p["objects"]) for p in programs)
+    return all(
+        p.get("worker") and Path(p["worker"]).is_file() and all(Path(o).is_file() for o in p["objects"]) for p in programs
+    )
 
 
 def _ctest_tree() -> Path | None:
