@@ -21,8 +21,16 @@ On the way it
   * writes a config next to the staging folder from mkdocs.yml, leaving out nav entries whose page does not
     exist yet (a lab whose handout is not written), and runs `mkdocs build --strict` with it.
 
+Two flavours (--flavour). The student flavour is the site students read: the pages marked `# instructor` in the
+nav of mkdocs.yml are left out (a link to one from a student page is a problem, rendered as its text), and a page may
+include only student material: files under labs/, common/ and docs/, and a lab's grading files in
+grader/labs/NN_name/ (its manifest, tests, headers, baselines), never solutions/, a variant or a catalogue entry (a
+mutant of the solution); such an include is an error, so the build fails. The instructor flavour has every page and
+may include anything. The default is the instructor flavour in a checkout with solutions/, the student flavour
+elsewhere (the student edition, grader/edition/student_edition.py, which ships the student pages only).
+
 Usage (from anywhere; Python 3 standard library only):
-  python3 docs/tools/build_site.py            stage and build the site into build/site/
+  python3 docs/tools/build_site.py            stage and build the site into build/site/  [--flavour student]
   python3 docs/tools/build_site.py --serve    stage, serve on http://127.0.0.1:8000, re-stage when a source changes
   python3 docs/tools/build_site.py --check    no MkDocs needed: fail if an included block differs from its
                                               source, a marker, link target or nav page is missing
@@ -69,6 +77,11 @@ LANGUAGES = {
 LAB_README = re.compile(r"^labs/(?P<lab>\d\d_[A-Za-z0-9_]+)/README\.md$")
 # An include of a catalogue entry: the mutant grader/course_grader/manifest.py builds from the lab's solution.
 CATALOGUE_ENTRY = re.compile(r"^(?P<toml>grader/labs/[^/#]+/catalogue\.toml)#(?P<entry>[^:#]*)$")
+FLAVOURS = ("student", "instructor")
+# What a student page may include: the folders the student edition ships whole, and the files directly in a lab's
+# grading folder except its catalogue (grader/labs/NN_name/variants/ is one level deeper).
+STUDENT_FOLDERS = ("labs", "common", "docs")
+LAB_GRADING_FILE = re.compile(r"^grader/labs/\d\d_[a-z0-9_]+/(?!catalogue\.toml)[^/]+$")
 
 
 class SiteError(Exception):
@@ -78,13 +91,14 @@ class SiteError(Exception):
 # ---------------------------------------------------------------------------------------------------- pages
 
 
-def site_pages(root):
-    """Map each repository file that becomes part of the site to its path inside the staging folder."""
+def site_pages(root, left_out=frozenset()):
+    """Map each repository file that becomes part of the site to its path inside the staging folder. `left_out`:
+    site paths of pages this flavour leaves out (the student flavour's instructor pages)."""
     pages = {}
     docs = root / "docs"
     for path in sorted(docs.rglob("*")):
         rel = path.relative_to(docs).as_posix()
-        if path.is_file() and not rel.startswith("tools/") and "__pycache__" not in rel:
+        if path.is_file() and not rel.startswith("tools/") and "__pycache__" not in rel and rel not in left_out:
             pages["docs/" + rel] = rel
     for readme in sorted((root / "labs").glob("*/README.md")):
         rel = readme.relative_to(root).as_posix()
@@ -130,6 +144,13 @@ def mutant_source(root, path):
     raise SiteError(f"{toml} has no entry '{entry}' (its entries: {known})")
 
 
+def student_may_include(path):
+    """Whether a student page may include PATH, an include's file or catalogue entry: student material only (see
+    the module's docstring; the student edition ships exactly these)."""
+    path = posixpath.normpath(path)
+    return path.split("/")[0] in STUDENT_FOLDERS or bool(LAB_GRADING_FILE.match(path))
+
+
 def read_source(root, path):
     """(text, file name for the block's language) of an include's PATH: a repository file or a catalogue entry."""
     if CATALOGUE_ENTRY.match(path):
@@ -140,14 +161,21 @@ def read_source(root, path):
     return source.read_text(encoding="utf-8"), path
 
 
-def extract_region(root, spec):
+def extract_region(root, spec, flavour="instructor"):
     """The text a spec `PATH` or `PATH:NAME` names, dedented, ending in a newline. Raises SiteError."""
-    return include(root, spec)[0]
+    return include(root, spec, flavour)[0]
 
 
-def include(root, spec):
-    """(region text, block language) for a spec `PATH` or `PATH:NAME`. Raises SiteError."""
+def include(root, spec, flavour="instructor"):
+    """(region text, block language) for a spec `PATH` or `PATH:NAME`. Raises SiteError, also for solution code in
+    the student flavour."""
     path, _, name = spec.partition(":")
+    if flavour == "student" and not student_may_include(path):
+        raise SiteError(
+            f"{path} is not student material: only the instructor flavour may show solution code (solutions/, a "
+            "variant, a catalogue entry); a student page may include from labs/, common/, docs/ and a lab's grading "
+            "files in grader/labs/NN_name/"
+        )
     text, file_name = read_source(root, path)
     lang = LANGUAGES.get(Path(file_name).suffix, "text")
     lines = text.splitlines(keepends=True)
@@ -214,7 +242,14 @@ def _block_end(lines, start):
     return len(lines)
 
 
-def expand_includes(text, root, where):
+def include_specs(text):
+    """The specs of a Markdown text's include lines, in order (not those shown inside code)."""
+    return [
+        m.group("spec") for _, line, in_code in prose_lines(text) if not in_code and (m := INCLUDE.match(line.strip()))
+    ]
+
+
+def expand_includes(text, root, where, flavour="instructor"):
     """Refresh the block after each include line. Returns (new_text, stale, errors).
 
     stale: messages for blocks that were missing or differed from their source (the new text fixes them);
@@ -235,7 +270,7 @@ def expand_includes(text, root, where):
             continue
         spec = match.group("spec")
         try:
-            block = render_block(spec, *include(root, spec))
+            block = render_block(spec, *include(root, spec, flavour))
         except SiteError as e:
             errors.append(f"{where}:{i}: {e}")
             continue
@@ -261,11 +296,12 @@ def _as_code(text, path):
     return f"{text} (`{path}`)"
 
 
-def rewrite_for_site(text, source, pages, root, repo_url=None, ref="main"):
+def rewrite_for_site(text, source, pages, root, repo_url=None, ref="main", left_out=frozenset()):
     """Rewrite the links of repository file `source` for its place in the site. Returns (text, problems).
 
-    problems: link targets that do not exist, images outside the site, and reference-style links to repository
-    files when no repo URL is known. Such links become code text so the site still builds.
+    problems: link targets that do not exist, images outside the site, reference-style links to repository
+    files when no repo URL is known, and links to pages this flavour leaves out (`left_out`: repository paths). Such
+    links become code text (a left-out page: the link's text) so the site still builds.
     """
     problems = []
     here = posixpath.dirname(source)
@@ -281,6 +317,9 @@ def rewrite_for_site(text, source, pages, root, repo_url=None, ref="main"):
         if (root / target).is_dir() and f"{target}/README.md" in pages:
             target = f"{target}/README.md"
         where = f"{source}:{link.line}"
+        if target in left_out:
+            problems.append(f"{where}: links to {target}, a page the student flavour leaves out (# instructor)")
+            return None if link.kind in ("refdef", "image") else link.text
         if target in pages:
             new = posixpath.relpath(pages[target], page_dir or ".") + anchor
             if new == link.target:
@@ -308,7 +347,8 @@ def rewrite_for_site(text, source, pages, root, repo_url=None, ref="main"):
 
 # ------------------------------------------------------------------------------------------------------ nav
 
-NAV_PAGE = re.compile(r"^\s*-\s*(?:[^:\n]+:\s*)?(?P<page>[^\s:]+\.md)\s*$")
+NAV_PAGE = re.compile(r"^\s*-\s*(?:[^:\n]+:\s*)?(?P<page>[^\s:]+\.md)\s*(?P<comment>#.*)?$")
+INSTRUCTOR_MARK = re.compile(r"^#\s*instructor\b")  # a nav line's comment that makes its page instructor-only
 NAV_SECTION = re.compile(r"^(?P<indent>\s*)-\s*[^:\n]+:\s*$")
 
 
@@ -325,15 +365,18 @@ def nav_pages(config_text):
     return found
 
 
-def site_config(config_text, staging, site, existing):
-    """The mkdocs.yml text pointed at the staging folder, without nav pages that are not in `existing`.
-
-    Returns (text, dropped pages). A nav section left empty is dropped too.
-    """
+def instructor_pages(config_text):
+    """The pages whose nav line in mkdocs.yml ends in the comment `# instructor`: left out of the student flavour."""
     lines = config_text.splitlines()
-    dropped = [page for _, page in nav_pages(config_text) if page not in existing]
-    drop = {i for i, page in nav_pages(config_text) if page not in existing}
-    kept = [line for i, line in enumerate(lines) if i not in drop]
+    return {
+        page for i, page in nav_pages(config_text) if INSTRUCTOR_MARK.match(NAV_PAGE.match(lines[i])["comment"] or "")
+    }
+
+
+def without_pages(config_text, pages):
+    """mkdocs.yml's text without the nav entries of `pages`, and without sections they leave empty."""
+    drop = {i for i, page in nav_pages(config_text) if page in pages}
+    kept = [line for i, line in enumerate(config_text.splitlines()) if i not in drop]
     # Drop sections whose next meaningful line is not indented deeper (their pages all went).
     changed = True
     while changed:
@@ -347,8 +390,17 @@ def site_config(config_text, staging, site, existing):
                 del kept[i]
                 changed = True
                 break
+    return "\n".join(kept) + "\n"
+
+
+def site_config(config_text, staging, site, existing):
+    """The mkdocs.yml text pointed at the staging folder, without nav pages that are not in `existing`.
+
+    Returns (text, dropped pages). A nav section left empty is dropped too.
+    """
+    dropped = [page for _, page in nav_pages(config_text) if page not in existing]
     out = []
-    for line in kept:
+    for line in without_pages(config_text, set(dropped)).splitlines():
         if line.startswith("docs_dir:") or line.startswith("site_dir:"):
             continue
         out.append(line)
@@ -364,21 +416,31 @@ def repo_url_from(config_text):
 # -------------------------------------------------------------------------------------------------- staging
 
 
-def staged_files(root, repo_url=None, ref="main"):
+def left_out_pages(root, flavour):
+    """Site paths of the pages `flavour` leaves out: the student flavour's instructor pages."""
+    if flavour == "instructor" or not (root / "mkdocs.yml").is_file():
+        return frozenset()
+    return frozenset(instructor_pages((root / "mkdocs.yml").read_text(encoding="utf-8")))
+
+
+def staged_files(root, repo_url=None, ref="main", flavour="instructor"):
     """What the staging folder should hold: {site path: bytes}, plus (notes, problems, errors).
 
     notes: include blocks that were refreshed (the committed Markdown is stale);
-    problems: broken links (warnings in a build, errors in --check); errors: unresolvable includes.
+    problems: broken links (warnings in a build, errors in --check); errors: unresolvable includes, and in the
+    student flavour includes of solution code.
     """
-    pages = site_pages(root)
+    left_out = left_out_pages(root, flavour)
+    pages = site_pages(root, left_out)
+    left_out_sources = {source for source, dest in site_pages(root).items() if dest in left_out}
     files, notes, problems, errors = {}, [], [], []
     for source, dest in pages.items():
         if not source.endswith(".md"):
             files[dest] = (root / source).read_bytes()
             continue
         text = (root / source).read_text(encoding="utf-8")
-        text, stale, bad = expand_includes(text, root, source)
-        text, broken = rewrite_for_site(text, source, pages, root, repo_url, ref)
+        text, stale, bad = expand_includes(text, root, source, flavour)
+        text, broken = rewrite_for_site(text, source, pages, root, repo_url, ref, left_out_sources)
         files[dest] = text.encode("utf-8")
         notes += stale
         errors += bad
@@ -402,14 +464,15 @@ def sync(folder, files):
             path.rmdir()
 
 
-def stage(root, staging, site, repo_url, ref):
+def stage(root, staging, site, repo_url, ref, flavour="instructor"):
     """Stage the site and write its config. Returns the config path; raises SiteError on include errors."""
     config_text = (root / "mkdocs.yml").read_text(encoding="utf-8")
     repo_url = repo_url or repo_url_from(config_text)
-    files, notes, problems, errors = staged_files(root, repo_url, ref)
+    files, notes, problems, errors = staged_files(root, repo_url, ref, flavour)
     if errors:
         raise SiteError("cannot expand code includes:\n  " + "\n  ".join(errors))
     sync(staging, files)
+    config_text = without_pages(config_text, left_out_pages(root, flavour))
     config, dropped = site_config(config_text, staging, site, set(files))
     path = staging.with_name(staging.name + ".mkdocs.yml")
     path.write_text(config, encoding="utf-8")
@@ -425,12 +488,15 @@ def stage(root, staging, site, repo_url, ref):
 # ----------------------------------------------------------------------------------------------- check/update
 
 
-def check(root):
+def check(root, flavour="instructor"):
     """Everything that would make the committed docs wrong. Returns a list of messages (empty: all good)."""
     config_text = (root / "mkdocs.yml").read_text(encoding="utf-8")
-    files, stale, broken, errors = staged_files(root, repo_url_from(config_text))
+    files, stale, broken, errors = staged_files(root, repo_url_from(config_text), flavour=flavour)
+    left_out = left_out_pages(root, flavour)
     missing_nav = [
-        f"mkdocs.yml:{i + 1}: nav page {page} does not exist" for i, page in nav_pages(config_text) if page not in files
+        f"mkdocs.yml:{i + 1}: nav page {page} does not exist"
+        for i, page in nav_pages(config_text)
+        if page not in files and page not in left_out
     ]
     return errors + [f"{s} (run: python3 docs/tools/build_site.py --update)" for s in stale] + broken + missing_nav
 
@@ -478,7 +544,7 @@ def snapshot(root):
 
 
 def serve(root, staging, site, args, mkdocs):
-    config = stage(root, staging, site, args.repo_url, args.repo_ref)
+    config = stage(root, staging, site, args.repo_url, args.repo_ref, args.flavour)
     server = subprocess.Popen(mkdocs + ["serve", "-f", str(config), "--dev-addr", args.dev_addr])
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # so `finally` stops the server on kill too
     print(f"serving on http://{args.dev_addr}/ ; edits to docs/, handouts and included sources are re-staged")
@@ -490,7 +556,7 @@ def serve(root, staging, site, args, mkdocs):
             if now != seen:
                 seen = now
                 try:
-                    stage(root, staging, site, args.repo_url, args.repo_ref)
+                    stage(root, staging, site, args.repo_url, args.repo_ref, args.flavour)
                 except SiteError as e:
                     print(f"error: {e}")
     except KeyboardInterrupt:
@@ -514,17 +580,24 @@ def main(argv=None):
     parser.add_argument("--repo-url", help="link repository files to REPO_URL/blob/REF/PATH instead of code text")
     parser.add_argument("--repo-ref", default="main", help="branch or tag for --repo-url links (default: main)")
     parser.add_argument("--dev-addr", default="127.0.0.1:8000", help="address for --serve")
+    parser.add_argument(
+        "--flavour",
+        choices=FLAVOURS,
+        help="student: no instructor pages, no solution code; instructor: everything (default: instructor where "
+        "the checkout has solutions/, else student)",
+    )
     args = parser.parse_args(argv)
     root = args.root.resolve()
+    args.flavour = args.flavour or ("instructor" if (root / "solutions").is_dir() else "student")
     staging = (args.staging or root / "build" / "site-src").resolve()
     site = (args.site or root / "build" / "site").resolve()
 
     try:
         if args.check:
-            problems = check(root)
+            problems = check(root, args.flavour)
             for problem in problems:
                 print(f"error: {problem}")
-            print(f"check: {len(problems)} problem(s)" if problems else "check: docs are consistent")
+            print(f"check ({args.flavour}): {len(problems)} problem(s)" if problems else "check: docs are consistent")
             return 1 if problems else 0
         if args.update:
             updated, errors = update(root)
@@ -535,12 +608,12 @@ def main(argv=None):
         mkdocs = find_mkdocs()
         if args.serve:
             return serve(root, staging, site, args, mkdocs)
-        config = stage(root, staging, site, args.repo_url, args.repo_ref)
+        config = stage(root, staging, site, args.repo_url, args.repo_ref, args.flavour)
         result = subprocess.run(mkdocs + ["build", "--strict", "-f", str(config)])
         if result.returncode != 0:
             print("error: mkdocs build --strict failed (see the WARNING lines above)")
             return result.returncode
-        print(f"site: {site}/index.html")
+        print(f"site ({args.flavour} flavour): {site}/index.html")
         return 0
     except SiteError as e:
         print(f"error: {e}")

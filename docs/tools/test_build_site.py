@@ -421,6 +421,88 @@ class CatalogueIncludeTest(RepoTest):
         self.assertIn("docs/index.md:2: cannot build the entries of grader/labs/01_matadd/catalogue.toml", problems[0])
 
 
+FLAVOURS_YML = """\
+site_name: Course
+nav:
+  - Home: index.md
+  - Reference:
+      - How it is built: architecture.md   # instructor
+      - Grader: grader.md  #instructor
+  - CPU backend: cpu-backend.md  # not instructor-only
+"""
+
+
+class FlavourTest(RepoTest):
+    """--flavour student: no instructor pages, no solution code; --flavour instructor: everything."""
+
+    files = {
+        "mkdocs.yml": FLAVOURS_YML,
+        "solutions/01_matadd/matadd.cu": KERNEL_SOURCE,
+        "labs/01_matadd/matadd.cu": KERNEL_SOURCE,
+        "grader/labs/01_matadd/baseline.cu": KERNEL_SOURCE,
+        "grader/labs/01_matadd/variants/other.cu": KERNEL_SOURCE,
+        "docs/index.md": "# Home\nSee [the grader](grader.md).\n<!-- include: labs/01_matadd/matadd.cu:kernel -->\n"
+        + KERNEL_BLOCK,
+        "docs/cpu-backend.md": "# CPU\n<!-- include: grader/labs/01_matadd/baseline.cu:kernel -->\n" + KERNEL_BLOCK,
+        "docs/architecture.md": "# Built\n<!-- include: solutions/01_matadd/matadd.cu:kernel -->\n" + KERNEL_BLOCK,
+        "docs/grader.md": "# Grader\n",
+    }
+
+    def test_instructor_pages_are_marked_in_the_nav(self):
+        self.assertEqual(bs.instructor_pages(FLAVOURS_YML), {"architecture.md", "grader.md"})
+        self.assertEqual(
+            bs.without_pages(FLAVOURS_YML, {"architecture.md", "grader.md"}),
+            "site_name: Course\nnav:\n  - Home: index.md\n  - CPU backend: cpu-backend.md  # not instructor-only\n",
+        )
+
+    def test_include_specs_leave_code_alone(self):
+        text = "<!-- include: a.cu:x -->\n```md\n<!-- include: b.cu -->\n```\n  <!-- include: c.cu -->\n"
+        self.assertEqual(bs.include_specs(text), ["a.cu:x", "c.cu"])
+
+    def test_instructor_flavour_has_everything(self):
+        self.assertEqual(bs.check(self.root, "instructor"), [])
+
+    def test_student_flavour_leaves_out_instructor_pages_and_links_to_them(self):
+        problems = bs.check(self.root, "student")
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("docs/index.md:2: links to docs/grader.md, a page the student flavour leaves out", problems[0])
+        staging = self.root / "build" / "site-src"
+        with contextlib.redirect_stdout(io.StringIO()):
+            config = bs.stage(self.root, staging, self.root / "build" / "site", None, "main", "student")
+        self.assertEqual(sorted(p.name for p in staging.iterdir()), ["cpu-backend.md", "index.md"])
+        self.assertTrue(self.repo.read("build/site-src/index.md").startswith("# Home\nSee the grader.\n"))
+        self.assertNotIn("grader.md", config.read_text())
+
+    def test_student_flavour_fails_on_solution_code(self):
+        for spec in (
+            "solutions/01_matadd/matadd.cu:kernel",
+            "grader/labs/01_matadd/variants/other.cu",
+            "grader/labs/01_matadd/catalogue.toml#no_guard:kernel",
+            "labs/../solutions/01_matadd/matadd.cu",
+        ):
+            with self.subTest(spec=spec), self.assertRaisesRegex(bs.SiteError, "is not student material"):
+                bs.include(self.root, spec, "student")
+        self.repo.write("docs/cpu-backend.md", self.repo.read("docs/architecture.md"))
+        problems = bs.check(self.root, "student")
+        self.assertTrue(
+            any("docs/cpu-backend.md:2: solutions/01_matadd/matadd.cu is not student" in p for p in problems)
+        )
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            self.assertEqual(bs.main(["--root", str(self.root), "--check", "--flavour", "student"]), 1)
+            with self.assertRaisesRegex(bs.SiteError, "cannot expand code includes"):
+                bs.stage(self.root, self.root / "s", self.root / "o", None, "main", "student")
+        self.assertIn("is not student material", out.getvalue())
+
+    def test_default_flavour_follows_the_checkout(self):
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            self.assertEqual(bs.main(["--root", str(self.root), "--check"]), 0)  # instructor: solutions/ exists
+            (self.root / "solutions" / "01_matadd" / "matadd.cu").unlink()
+            (self.root / "solutions" / "01_matadd").rmdir()
+            (self.root / "solutions").rmdir()
+            self.assertEqual(bs.main(["--root", str(self.root), "--check"]), 1)  # student: the link to grader.md
+        self.assertIn("check (student): 1 problem(s)", out.getvalue())
+
+
 class SiteConfigTest(unittest.TestCase):
     def test_nav_pages_listed_with_lines(self):
         self.assertEqual(
