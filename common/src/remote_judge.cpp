@@ -292,6 +292,19 @@ void begin_batch(int n) {
   s.batch_calls = 0;
 }
 
+void warm_worker() {
+  State& s = state();
+  if (s.socket < 0) return;  // no worker yet: the first call starts it
+  wire::Message m = message(wire::Type::warm);
+  m.forget = ++s.sequence;
+  wire::Message reply{};
+  std::string why;
+  bool late = false;
+  if (!wire::send(s.socket, m) || !receive_in_time(reply, &why, &late) || reply.type != wire::Type::outcome ||
+      reply.outcome.sequence != m.forget)
+    bury();  // the next call starts a new worker and fails or succeeds on its own
+}
+
 int end_batch() {
   State& s = state();
   const int calls = s.batch_calls;

@@ -27,6 +27,7 @@ enum class Type : std::uint32_t {
   outcome = 5,     // worker -> judge: what the call did
   bye = 6,         // judge -> worker: exit
   batch_args = 7,  // judge -> worker: the arguments of a timed batch's calls before its last (the call message)
+  warm = 8,        // judge -> worker: put a little GPU work of the worker's own through and answer (before a batch)
 };
 
 enum class ArgKind : std::uint32_t { integer = 1, real = 2, pointer = 3, null_pointer = 4, default_stream = 5 };

@@ -66,21 +66,27 @@ void check_launched(const char* what) {
 // kBatchMs, which spreads the call's round trip (tens of microseconds) over the batch. No L2 flush between runs: a
 // flush is GPU work in the judge's context, and every switch between the judge's and the worker's contexts costs
 // about 0.2 ms on an H100 (measured: grader/calibration/CALIBRATION.md); the graded sizes either exceed the L2 or are
-// compute-bound.
+// compute-bound. For the same reason the worker's context is warmed before each of its batches (remote::warm_worker):
+// the judge's refresh of the batch's inputs is GPU work in the judge's context.
 constexpr double kBatchMs = 2.0;
 constexpr int kMaxBatch = 64;
 
-double wall_clock_batch(const std::function<void()>& launch, int n, const TimingOptions& options, const char* what) {
+// One batch of n calls; `remote`: the launches go to the worker (its context is warmed first, outside the clock).
+// Returns the time per call; *made_remote_calls says whether they did.
+double wall_clock_batch(const std::function<void()>& launch, int n, const TimingOptions& options, const char* what,
+                        bool remote, bool* made_remote_calls = nullptr) {
   if (options.before_each) options.before_each();
   if (options.before_batch) options.before_batch(n);
   CUDA_CHECK(cudaDeviceSynchronize());
+  if (remote) remote::warm_worker();
   remote::begin_batch(n);
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < n; ++i) {
     if (options.before_call) options.before_call(i);
     launch();
   }
-  remote::end_batch();
+  const int remote_calls = remote::end_batch();
+  if (made_remote_calls) *made_remote_calls = remote_calls > 0;
   const cudaError_t sync = cudaDeviceSynchronize();
   const auto stop = std::chrono::steady_clock::now();
   if (sync != cudaSuccess) throw CudaError(sync, describe_cuda_failure(sync, what, __FILE__, __LINE__));
@@ -91,12 +97,14 @@ double wall_clock_batch(const std::function<void()>& launch, int n, const Timing
 
 Timing judge_time_runs(const std::function<void()>& launch, const TimingOptions& options) {
   double single_ms = 0.0;
+  bool remote = false;  // learnt in the warm-up: do the launches go to the worker?
   for (int i = 0; i < std::max(options.warmup, 1); ++i)
-    single_ms = wall_clock_batch(launch, 1, options, "the timed launcher (warm-up)");
+    single_ms = wall_clock_batch(launch, 1, options, "the timed launcher (warm-up)", remote, &remote);
   const int most = std::clamp(options.max_batch, 1, kMaxBatch);
   const int n = std::clamp(static_cast<int>(std::ceil(kBatchMs / std::max(single_ms, 1e-3))), 1, most);
   Timing timing;
-  for (int i = 0; i < options.runs; ++i) timing.samples_ms.push_back(wall_clock_batch(launch, n, options, "the timed launcher"));
+  for (int i = 0; i < options.runs; ++i)
+    timing.samples_ms.push_back(wall_clock_batch(launch, n, options, "the timed launcher", remote));
   timing.batch = n;
   return timing;
 }
