@@ -17,6 +17,8 @@ void matadd(const float* a, const float* b, float* c, int rows, int cols, cudaSt
   cudaFuncAttributes attributes;
   cudaFuncGetAttributes(&attributes, matadd_kernel);
   cudaFuncSetAttribute(matadd_kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+  size_t room = 0;  // dynamic shared memory that would still let per_sm blocks share an SM
+  cudaOccupancyAvailableDynamicSMemPerBlock(&room, matadd_kernel, per_sm, block);
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   const int needed = (rows * cols + block - 1) / block;
