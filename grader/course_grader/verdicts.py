@@ -66,8 +66,9 @@ class BackendGap(Exception):
     @property
     def message(self) -> str:
         return (
-            f"the CPU backend does not support {self.feature}; its check mode runs on every machine, so this file "
-            "cannot be graded here (this is not a mistake in your file: ask for it to be graded on the course GPU)"
+            f"the CPU backend does not support {self.feature}; its check mode builds on every machine (a GPU's too), "
+            "so this file is not graded automatically: this is not a mistake in your file, and your instructor will "
+            "grade it"
         )
 
 
