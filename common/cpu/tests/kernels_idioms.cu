@@ -232,6 +232,20 @@ __global__ void bigStatic(float* out) {
   s[threadIdx.x] = 1.0f;
   out[threadIdx.x] = s[threadIdx.x];
 }
+// Only the attribute tests change this kernel's attributes (they are per kernel, for the whole process).
+__global__ void attributeProbe(float* out) {
+  __shared__ float s[2048];  // 8 KiB
+  s[threadIdx.x] = 1.0f;
+  out[threadIdx.x] = s[threadIdx.x];
+}
+cudaError_t probe_attribute(cudaFuncAttribute attr, int value) {
+  return cudaFuncSetAttribute(attributeProbe, attr, value);
+}
+cudaError_t probe_blocks(int block, std::size_t dynamic_bytes, int* blocks) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, attributeProbe, block, dynamic_bytes);
+}
+cudaError_t probe_attributes(cudaFuncAttributes* attr) { return cudaFuncGetAttributes(attr, attributeProbe); }
+
 cudaError_t attributes_of(int which, cudaFuncAttributes* attr) {
   if (which == 0) return cudaFuncGetAttributes(attr, tiledStatic<float, 16>);
   if (which == 1) return cudaFuncGetAttributes(attr, tiledStatic<double, 32>);

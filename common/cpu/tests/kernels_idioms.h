@@ -20,6 +20,10 @@ cudaError_t run_occupancy_sized(const float* in, float* out, int n, int* grid, i
 // Static shared memory of the kernels behind these names (cudaFuncGetAttributes), for the occupancy tests.
 cudaError_t attributes_of(int which, cudaFuncAttributes* attr);
 cudaError_t blocks_per_sm(int which, int block, std::size_t dynamic_bytes, int* blocks);
+// A kernel with 8 KiB of static shared memory whose attributes only the attribute tests set.
+cudaError_t probe_attribute(cudaFuncAttribute attr, int value);
+cudaError_t probe_blocks(int block, std::size_t dynamic_bytes, int* blocks);
+cudaError_t probe_attributes(cudaFuncAttributes* attr);
 
 // kernels_idioms_bugs.cu
 cudaError_t run_volatile_without_syncwarp(const float* in, float* out);

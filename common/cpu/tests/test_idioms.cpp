@@ -183,3 +183,54 @@ TEST(Occupancy, BlocksPerSmFollowTheModel) {
   EXPECT_EQ(blocks_per_sm(3, 0, 0, &blocks), cudaErrorInvalidValue);
   cudaGetLastError();
 }
+
+TEST(Occupancy, AttributesSetOnAKernelChangeItsOccupancy) {
+  const std::size_t static_bytes = 2048 * sizeof(float);
+  int blocks = -1;
+  ASSERT_EQ(probe_blocks(128, 60000, &blocks), cudaSuccess);
+  EXPECT_EQ(blocks, 0);  // 60000 > 48 KiB - 8 KiB may not launch without opting in
+  ASSERT_EQ(probe_attribute(cudaFuncAttributeMaxDynamicSharedMemorySize, 100000), cudaSuccess);
+  cudaFuncAttributes a{};
+  ASSERT_EQ(probe_attributes(&a), cudaSuccess);
+  EXPECT_EQ(a.sharedSizeBytes, static_bytes);
+  EXPECT_EQ(a.maxDynamicSharedSizeBytes, 100000);
+  ASSERT_EQ(probe_blocks(128, 60000, &blocks), cudaSuccess);
+  EXPECT_EQ(blocks, model_blocks(128, static_bytes + 60000));  // 3
+  EXPECT_EQ(blocks, 3);
+  EXPECT_EQ(probe_attribute(cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024), cudaErrorInvalidValue);
+  cudaGetLastError();  // with the static 8 KiB, more than 227 KiB per block
+
+  // The carveout picks the smallest sm_90 configuration holding that share of 228 KiB (and one block).
+  ASSERT_EQ(probe_blocks(64, 0, &blocks), cudaSuccess);
+  EXPECT_EQ(blocks, model_blocks(64, static_bytes));  // default: all 228 KiB -> 25 blocks of 9 KiB
+  ASSERT_EQ(probe_attribute(cudaFuncAttributePreferredSharedMemoryCarveout, 25), cudaSuccess);
+  ASSERT_EQ(probe_blocks(64, 0, &blocks), cudaSuccess);
+  EXPECT_EQ(blocks, 64 / 9);  // 25 % of 228 KiB = 57 KiB: the 64 KiB configuration holds 7 blocks of 9 KiB
+  ASSERT_EQ(probe_attribute(cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxL1), cudaSuccess);
+  ASSERT_EQ(probe_blocks(64, 0, &blocks), cudaSuccess);
+  EXPECT_EQ(blocks, 1);  // 0 KiB preferred: the smallest configuration that holds one block (16 KiB)
+  ASSERT_EQ(probe_attribute(cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+            cudaSuccess);
+  ASSERT_EQ(probe_blocks(64, 0, &blocks), cudaSuccess);
+  EXPECT_EQ(blocks, model_blocks(64, static_bytes));
+  ASSERT_EQ(probe_attributes(&a), cudaSuccess);
+  EXPECT_EQ(a.preferredShmemCarveout, 100);
+}
+
+TEST(Occupancy, DeviceAttributesOfTheModel) {
+  int v = -1;
+  ASSERT_EQ(cudaDeviceGetAttribute(&v, cudaDevAttrReservedSharedMemoryPerBlock, 0), cudaSuccess);
+  EXPECT_EQ(v, 1024);
+  ASSERT_EQ(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0), cudaSuccess);
+  EXPECT_EQ(v, 228 * 1024);
+  ASSERT_EQ(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), cudaSuccess);
+  EXPECT_EQ(v, 227 * 1024);
+  ASSERT_EQ(cudaDeviceGetAttribute(&v, cudaDevAttrMaxBlocksPerMultiprocessor, 0), cudaSuccess);
+  EXPECT_EQ(v, 32);
+  ASSERT_EQ(cudaDeviceGetAttribute(&v, cudaDevAttrCooperativeLaunch, 0), cudaSuccess);
+  EXPECT_EQ(v, 0);  // no grid-wide barrier on the CPU
+  cudaDeviceProp p{};
+  ASSERT_EQ(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+  EXPECT_EQ(p.reservedSharedMemPerBlock, 1024u);
+  EXPECT_EQ(p.regsPerMultiprocessor, 65536);
+}
