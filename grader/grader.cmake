@@ -4,6 +4,8 @@
 #                          <build>/grades/.samples, grades them on the CPU backend and checks the verdicts the spec
 #                          expects (configures and builds its own grading tree under <build>/grades/.work, shared with
 #                          ./setup.sh's main job and reused by later runs: minutes the first time on 2 cores)
+#   course.grader.idioms   the same for the kernels in public CUDA idioms of grader/idioms/idioms.toml (labs 01 and
+#                          06), in the grading tree of course.grader.samples (--work), outputs in <build>/grades-idioms
 #   course.grader.slurm    a small class graded through a one-node Slurm cluster equals a one-machine run (below)
 
 add_test(NAME course.grader.unit
@@ -20,6 +22,12 @@ add_test(NAME course.grader.samples
                  --backend cpu --labs 01,03 --test-timeout 45 --no-plots
          WORKING_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}")
 set_tests_properties(course.grader.samples PROPERTIES LABELS "selftest;grader" TIMEOUT 3600 RUN_SERIAL TRUE)
+add_test(NAME course.grader.idioms
+         COMMAND Python3::Interpreter "${CMAKE_CURRENT_LIST_DIR}/grade.py"
+                 "${CMAKE_CURRENT_LIST_DIR}/idioms/idioms.toml" --out "${CMAKE_BINARY_DIR}/grades-idioms"
+                 --work "${CMAKE_BINARY_DIR}/grades/.work" --backend cpu --labs 01,06 --test-timeout 45 --no-plots
+         WORKING_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}")
+set_tests_properties(course.grader.idioms PROPERTIES LABELS "selftest;grader" TIMEOUT 3600 RUN_SERIAL TRUE)
 
 # course.grader.slurm: grades a small class through a one-node Slurm cluster started on this machine
 # (grader/slurm/start_cluster.sh, its own run folder and ports) and checks that the merged outputs equal a one-machine

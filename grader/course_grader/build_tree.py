@@ -27,7 +27,7 @@ from pathlib import Path
 from . import diagnostics, runner, sandbox, scan
 from .config import Course
 from .manifest import Lab
-from .verdicts import GraderError
+from .verdicts import BackendGap, GraderError
 
 MODES = ("check", "cpu", "gpu")
 
@@ -221,7 +221,8 @@ class BuildTree:
         return found
 
     def build(self, lab: Lab, files: dict[str, bytes]) -> tuple[bool, str]:
-        """Puts the student's files in place and builds the lab's programs. (ok, compiler output tail)."""
+        """Puts the student's files in place and builds the lab's programs. (ok, compiler output tail). Raises
+        BackendGap when the build failed on a feature the CPU backend lacks (an error in its headers says so)."""
         self.configure()
         dest = self.student_dir / lab.folder
         dest.mkdir(parents=True, exist_ok=True)
@@ -261,6 +262,14 @@ class BuildTree:
         if c.timed_out:
             return False, f"the build ran past {self.course.limits.build_seconds:g} s and was stopped"
         ok = c.returncode == 0 and all(x.is_file() for x in built)
+        if not ok:
+            try:
+                whole = log.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                whole = c.output_tail
+            gap = diagnostics.backend_gap(whole, self.course.repo_root / "common" / "cpu" / "include")
+            if gap:
+                raise BackendGap(gap)
         return ok, diagnostics.compiler_messages(c.output_tail, self.student_dir)
 
 

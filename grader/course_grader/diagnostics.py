@@ -2,6 +2,7 @@
 Everything here only shapes what a student reads; no verdict or score ever depends on it."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -54,6 +55,29 @@ def compiler_messages(text: str, student_dir: Path) -> str:
     ]
     lines = [line for line in lines if not line.startswith(("FAILED:", "ninja:"))] or lines
     return shorten("\n".join(unique_lines(lines)[:8]), 1500)
+
+
+# The CPU backend's headers refuse a CUDA feature they do not provide with a compile error that holds this marker
+# (common/cpu/include/course_cpu/unsupported.h): a static_assert of one of their templates, or an #error of a header
+# the backend lacks. The text after it says what is not supported.
+GAP_MARKER = "course-cpu-unsupported: "
+_ERROR_LINE = re.compile(r"^(?P<file>[^\s:][^:]*):\d+:(?:\d+:)? (?:fatal )?error: (?P<text>.*)$")
+
+
+def backend_gap(text: str, headers: Path) -> str:
+    """What the CPU backend does not support, from a build's compiler output: the text after the marker in the
+    first error the compiler places in a file under `headers` (the backend's include folder), e.g.
+    "cooperative_groups::this_grid() (a grid-wide barrier ...)"; '' if there is none. The marker in an error of any
+    other file (a student's own #error) does not count: only the backend's headers speak for the backend."""
+    roots = {str(headers).rstrip("/") + "/", str(Path(headers).resolve()).rstrip("/") + "/"}
+    for line in text.splitlines():
+        m = _ERROR_LINE.match(line.strip())
+        if not m or GAP_MARKER not in m.group("text"):
+            continue
+        if not any(os.path.normpath(m.group("file")).startswith(root) for root in roots):
+            continue
+        return m.group("text").split(GAP_MARKER, 1)[1].strip().rstrip('"').strip()
+    return ""
 
 
 def findings(failed: list[TestCase]) -> str:

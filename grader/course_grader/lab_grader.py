@@ -16,7 +16,7 @@ from . import diagnostics, gpus, gtest, intake, runner, scan, scoring, symbols
 from .build_tree import Program
 from .config import Course
 from .manifest import Lab
-from .verdicts import GpuUnhealthy, LabResult
+from .verdicts import BackendGap, GpuUnhealthy, LabResult
 
 if TYPE_CHECKING:
     from .grading import Options
@@ -204,7 +204,11 @@ class LabGrader:
         if problems:
             res.verdict, res.message = "forbidden", "; ".join(problems[:5])
             return
-        ok, log = tree.build(lab, lf.files)
+        try:
+            ok, log = tree.build(lab, lf.files)
+        except BackendGap as gap:
+            res.verdict, res.message = "not-graded", gap.message
+            return
         if not ok:
             res.verdict, res.message = "build-error", log or "the build failed"
             return

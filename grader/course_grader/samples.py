@@ -7,7 +7,8 @@ solution when the solution changes:
     name = "hanging"                     # the student id: the generated folder's name
     lab = "01"                           # the lab it is graded as
     path = "01_matadd/matadd.cu"         # the file inside the submission (relative; the layout tests the intake)
-    from = "variant:scalar_256.cu"       # "solution" | "catalogue:<entry>" | "variant:<file>"
+    from = "variant:scalar_256.cu"       # "solution" | "catalogue:<entry>" | "variant:<file>"; or instead:
+    source = "file.cu"                   # a whole file, relative to the spec's folder
     why = "an endless loop in the kernel"
     cpu = "timeout"                      # expected verdict(s) per backend: a string or a list (any of them)
     gpu = "timeout"
@@ -18,7 +19,9 @@ solution when the solution changes:
 
 `from = "solution"` is the lab's reference (solutions/NN_name/<file>: the file the path names, or the lab's only
 file); `catalogue:<entry>` a mutant of grader/labs/NN_name/catalogue.toml; `variant:<file>` a file of
-grader/labs/NN_name/variants/. Every error names the spec, the sample and the problem (SampleError).
+grader/labs/NN_name/variants/. `source` (exactly one of `from` and `source`) names a whole file next to the spec, for
+submissions that are not an edit of the course's own files (grader/idioms/). Every error names the spec, the sample
+and the problem (SampleError).
 """
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ _KEYS = {
     "lab",
     "path",
     "from",
+    "source",
     "why",
     "edit",
     "cpu",
@@ -59,16 +63,22 @@ class Sample:
     name: str  # the student id
     lab: str  # "01"
     path: str  # inside the submission, POSIX, relative
-    source: str  # the spec's `from`
+    source: str  # the spec's `from` ("" with source_file)
     why: str
     edits: tuple[dict, ...]
     verdicts: dict[str, tuple[str, ...]]  # backend -> allowed verdicts
     message_contains: dict[str, str]  # backend -> text the message must contain ("" for none)
     spec: Path  # the samples.toml it comes from
+    source_file: str = ""  # the spec's `source`: a file relative to the spec's folder
 
     @property
     def where(self) -> str:
         return f"{self.spec}: sample '{self.name}'"
+
+    @property
+    def origin(self) -> str:
+        """Where its text comes from, as the spec says it: "from = '...'" or "source = '...'"."""
+        return f"source = '{self.source_file}'" if self.source_file else f"from = '{self.source}'"
 
 
 # ---- reading the spec -----------------------------------------------------------------------------------------------
@@ -129,9 +139,16 @@ def _sample(spec: Path, index: int, entry: object) -> Sample:
     path = _string(entry, "path", where)
     if problem := _path_problem(path):
         raise SampleError(f"{where}: path = '{path}': {problem}")
-    source = _string(entry, "from", where)
+    source_file = _string(entry, "source", where, "")
+    if ("from" in entry) == bool(source_file):
+        raise SampleError(f"{where}: give exactly one of 'from' (the course's own file) and 'source' (a file)")
+    if source_file and (problem := _path_problem(source_file)):
+        raise SampleError(f"{where}: source = '{source_file}': {problem}")
+    source = "" if source_file else _string(entry, "from", where)
     m = _SOURCE.match(source)
-    if not m or (m.group("kind") == "solution") != (m.group("arg") is None) or m.group("arg") == "":
+    if not source_file and (
+        not m or (m.group("kind") == "solution") != (m.group("arg") is None) or m.group("arg") == ""
+    ):
         raise SampleError(f'{where}: from = "{source}": expected "solution", "catalogue:<entry>" or "variant:<file>"')
     edits = entry.get("edit", [])
     if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
@@ -147,6 +164,7 @@ def _sample(spec: Path, index: int, entry: object) -> Sample:
         verdicts={b: _verdicts(entry, b, where) for b in BACKENDS},
         message_contains={b: _string(entry, f"{b}_message_contains", where, common) for b in BACKENDS},
         spec=spec,
+        source_file=source_file,
     )
 
 
@@ -188,13 +206,14 @@ def _read(path: Path, sample: Sample, what: str) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise SampleError(
-            f"{sample.where}: from = '{sample.source}': cannot read {what} {path}: "
-            f"{getattr(e, 'strerror', None) or e}"
+            f"{sample.where}: {sample.origin}: cannot read {what} {path}: " f"{getattr(e, 'strerror', None) or e}"
         ) from e
 
 
 def _base(sample: Sample, lab: Lab, repo_root: Path) -> str:
-    """The text `from` names, before the edits."""
+    """The text `from` or `source` names, before the edits."""
+    if sample.source_file:
+        return _read(sample.spec.parent / sample.source_file, sample, "the source file")
     m = _SOURCE.match(sample.source)
     kind, arg = m.group("kind"), m.group("arg")
     if kind == "solution":
@@ -239,7 +258,7 @@ def text(sample: Sample, labs: tuple[Lab, ...], repo_root: Path = manifest.REPO_
     lab = _lab(sample, labs)
     base = _base(sample, lab, Path(repo_root))
     try:
-        return catalogue.apply_edits(base, list(sample.edits), f"{sample.where} (from = '{sample.source}')")
+        return catalogue.apply_edits(base, list(sample.edits), f"{sample.where} ({sample.origin})")
     except manifest.ManifestError as e:
         raise SampleError(str(e)) from e
 

@@ -56,6 +56,23 @@ class LabResult:
         self.failures = [(rewrite(name), rewrite(text)) for name, text in self.failures]
 
 
+class BackendGap(Exception):
+    """The build failed on a CUDA feature that the CPU backend does not provide (its headers say so: see
+    diagnostics.backend_gap): not the student's mistake, so the lab is not-graded, never build-error."""
+
+    def __init__(self, feature: str):
+        super().__init__(feature)
+        self.feature = feature
+
+    @property
+    def message(self) -> str:
+        return (
+            f"the CPU backend does not support {self.feature}; its check mode builds on every machine (a GPU's too), "
+            "so this file is not graded automatically: this is not a mistake in your file, and your instructor will "
+            "grade it"
+        )
+
+
 class GraderError(Exception):
     """A problem of the grader or the machine (not of a submission): grading stops."""
 

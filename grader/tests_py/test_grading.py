@@ -10,6 +10,7 @@ from test_gtest import fake_gtest, report
 from course_grader import diagnostics, gtest, intake, lab_grader, sandbox
 from course_grader.build_tree import Program
 from course_grader.grading import Options
+from course_grader.verdicts import BackendGap
 
 COURSE_FAST = dataclasses.replace(COURSE, limits=dataclasses.replace(COURSE.limits, test_seconds=2))
 PERF_SUITE, PERF_CASE = LAB01.perf[0].test.split(".")
@@ -63,6 +64,8 @@ class FakeTree:
         spec = json.loads(text.split("// FAKE ", 1)[1].splitlines()[0]) if "// FAKE " in text else {}
         if spec.get("build") == "fail":
             return False, "matadd.cu:3:5: error: 'idx' was not declared in this scope"
+        if spec.get("build") == "gap":
+            raise BackendGap("cooperative_groups::this_grid() (a grid-wide barrier)")
         counter = self.dir / "perf-count"
         counter.write_text("0")
         for p in self.programs(lab):
@@ -141,6 +144,12 @@ class Verdicts(TempDirTest):
         r = self.grade({"build": "fail"})
         self.assertEqual(r.verdict, "build-error")
         self.assertIn("idx", r.message)
+
+    def test_a_gap_of_the_cpu_backend_is_not_graded_not_a_build_error(self):
+        for backend in ("cpu", "gpu"):
+            r = self.grade({"build": "gap"}, backend)
+            self.assertEqual((r.verdict, r.score), ("not-graded", 0))
+            self.assertIn("the CPU backend does not support cooperative_groups::this_grid()", r.message)
 
     def test_forbidden_is_found_before_building(self):
         r = self.grade(None, data=b'#include <thrust/sort.h>\n#include "lab01_matadd.h"\n')
@@ -259,6 +268,33 @@ class Findings(unittest.TestCase):
         self.assertEqual(
             diagnostics.findings([c]), "uninitialized-shared-read at tiled_gemm.cu:26, race at tiled_gemm.cu:28"
         )
+
+
+class BackendGaps(unittest.TestCase):
+    """Only an error with the marker that the compiler places in the CPU backend's own headers is a gap."""
+
+    HEADERS = Path("/course/common/cpu/include")
+
+    def test_static_assert_and_error_in_the_backends_headers(self):
+        log = (
+            "In file included from /w/student-0/06_reduction/reduction.cu:2:\n"
+            "/course/common/cpu/include/cooperative_groups.h:201:17: error: static assertion failed: "
+            "course-cpu-unsupported: cooperative_groups::this_grid() (a grid-wide barrier)\n"
+            "/w/student-0/06_reduction/reduction.cu:9:3: note: in instantiation of ...\n"
+        )
+        self.assertEqual(
+            diagnostics.backend_gap(log, self.HEADERS), "cooperative_groups::this_grid() (a grid-wide barrier)"
+        )
+        log = '/course/common/cpu/include/cuda_fp16.h:3:2: error: #error "course-cpu-unsupported: <cuda_fp16.h>"\n'
+        self.assertEqual(diagnostics.backend_gap(log, self.HEADERS), "<cuda_fp16.h>")
+
+    def test_ordinary_errors_and_a_students_own_marker_are_not_gaps(self):
+        log = (
+            "/w/student-0/06_reduction/reduction.cu:3:5: error: 'idx' was not declared in this scope\n"
+            '/w/student-0/06_reduction/reduction.cu:4:2: error: #error "course-cpu-unsupported: anything"\n'
+            "/course/common/cpu/include/course_cpu/check.h:40:5: error: no match for 'operator[]'\n"
+        )
+        self.assertEqual(diagnostics.backend_gap(log, self.HEADERS), "")
 
 
 if __name__ == "__main__":

@@ -74,6 +74,23 @@ class Generator(TempDirTest):
         self.fails(GOOD.replace("scalar_256.cu", "nope.cu"), "sample 'alice'", "does not exist", "scalar_16x16.cu")
         self.fails(GOOD.replace("scalar_256.cu", "../lab.toml"), "sample 'alice'", "plain file name")
 
+    def test_source_is_a_whole_file_next_to_the_spec(self):
+        (self.tmp / "kernels").mkdir()
+        (self.tmp / "kernels" / "mine.cu").write_text("// my own matadd\n")
+        text = GOOD.replace('from = "variant:scalar_256.cu"', 'source = "kernels/mine.cu"')
+        self.generate(text[: text.index("[[sample.edit]]")])
+        self.assertEqual((self.tmp / "out" / "alice" / "01_matadd" / "matadd.cu").read_text(), "// my own matadd\n")
+        with_edit = text.replace('find = "c[i] = a[i] + b[i];"', 'find = "my own"').replace(
+            'replace = "c[i] = a[i] + a[i];"', 'replace = "your own"'
+        )
+        self.generate(with_edit)
+        self.assertEqual((self.tmp / "out" / "alice" / "01_matadd" / "matadd.cu").read_text(), "// your own matadd\n")
+        self.fails(text.replace("kernels/mine.cu", "kernels/none.cu"), "source = 'kernels/none.cu'", "cannot read")
+        self.fails(text.replace("kernels/mine.cu", "../mine.cu"), "source = '../mine.cu'", "escape", when="load")
+        both = text.replace('source = "kernels/mine.cu"', 'source = "kernels/mine.cu"\nfrom = "solution"')
+        self.fails(both, "exactly one of 'from'", when="load")
+        self.fails(text.replace('source = "kernels/mine.cu"', ""), "exactly one of 'from'", when="load")
+
     def test_catalogue_entry(self):
         text = GOOD.replace("variant:scalar_256.cu", "catalogue:missing_bounds_guard")
         text = text[: text.index("[[sample.edit]]")]

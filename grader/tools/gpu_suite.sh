@@ -6,13 +6,15 @@
 #   4. bank conflicts of lab 04 under Nsight Compute, when ncu and the lab exist;
 #   5. bench: the figures' sweeps (grader/bench/run_all.sh on build/gpu): <output dir>/data/NAME.json (copy them to
 #      docs/data/) and <output dir>/figures/NAME.png (to docs/figures/), logs in <output dir>/bench/. About 5 minutes.
+#   6. idioms: the kernels in public CUDA idioms of grader/idioms graded on this GPU by the grader, each against the
+#      gpu verdict its spec expects (the CPU ones are the ctest course.grader.idioms): <output dir>/idioms.log.
 # Usage: grader/tools/gpu_suite.sh <output dir> [stages] [calibration runs, default 5]
-#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench (default: all), so a long suite can
-#   be split over several calls on the same machine.
+#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench,idioms (default: all), so a long
+#   suite can be split over several calls on the same machine.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: gpu_suite.sh <output dir> [stages] [runs]}
-stages=${2:-build,selftest,student,calibrate,ncu,bench}
+stages=${2:-build,selftest,student,calibrate,ncu,bench,idioms}
 runs=${3:-5}
 want() { [[ ",$stages," == *",$1,"* ]]; }
 mkdir -p "$out"
@@ -62,6 +64,19 @@ if want bench; then
   step "bench: the figures' sweeps (grader/bench/run_all.sh): $out/data, $out/figures"
   BUILD_DIR=build/gpu CUDA_ARCHS="$arch" JOBS="$jobs" grader/bench/run_all.sh "$out" > "$out/bench.log" 2>&1 || status=1
   sed -n '/^run_bench: /,$p' "$out/bench.log" | tee -a "$out/summary.txt"
+fi
+if want idioms; then
+  # Their gpu verdicts assume the grading tree has the CPU backend's check mode, which runs first on every machine
+  # (a bug it reports is `wrong`, a feature it lacks `not-graded`): it needs Boost.Context (./setup.sh installs it).
+  if [ -f /usr/include/boost/context/fiber.hpp ]; then
+    step "idioms: grader/idioms graded on this GPU against their expected gpu verdicts"
+    python3 grader/grade.py grader/idioms/idioms.toml --out "$out/idioms" --backend gpu --labs 01,06 --no-plots \
+      > "$out/idioms.log" 2>&1 || status=1
+    grep -E "expected|differ|verdict|match" "$out/idioms.log" | tail -25 | tee -a "$out/summary.txt"
+  else
+    step "idioms: SKIPPED, no Boost.Context (sudo apt-get install libboost-context-dev): no check mode to run first"
+    status=1
+  fi
 fi
 step "done (status $status)"
 exit $status

@@ -46,7 +46,8 @@ void Rewriter::find_functions() {
     }
     if (b >= toks_.size() || !is_punct(b, "{") || seen_bodies.count(b)) continue;
     seen_bodies.insert(b);
-    Function f{b, match(b), pointer_params(open, close)};
+    Function f{b, match(b), pointer_params(open, close), {}, ""};
+    if (is_ident(i, "__global__") && is_ident(prev(open))) f.kernel_address = kernel_address(prev(open), open, close);
     functions_.push_back(std::move(f));
   }
 }
@@ -83,6 +84,48 @@ int Rewriter::angle_arguments(std::size_t lt) const {
     any = true;
   }
   return any ? count + 1 : 0;
+}
+
+std::string Rewriter::kernel_address(std::size_t name, std::size_t open, std::size_t close) const {
+  for (std::size_t k = next(open); k < close; k = next(k))
+    if (is_punct(k, "=") || toks_[k].kind == Tok::preproc) return "";  // a default argument cannot be in the type
+  std::string args;
+  const std::size_t t = template_keyword(name);
+  if (t != npos) {
+    // The template's parameter names, in order: the last name of each parameter (`typename T`, `int TILE = 16`,
+    // `class... Ts` -> `Ts...`).
+    const std::size_t lt = next(t);
+    if (!is_punct(lt, "<")) return "";
+    int depth = 0;
+    std::string last;
+    bool pack = false;
+    for (std::size_t k = next(lt); k < toks_.size(); k = next(k)) {
+      const bool end = depth == 0 && (is_punct(k, ",") || is_punct(k, ">") || is_punct(k, ">>"));
+      if (end) {
+        static const std::set<std::string> unnamed = {"typename", "class", "int",  "unsigned", "long", "short",
+                                                      "char",     "bool",  "auto", "size_t",   ""};
+        if (unnamed.count(last)) return "";
+        args += (args.empty() ? "" : ", ") + last + (pack ? "..." : "");
+        if (!is_punct(k, ",")) break;
+        last.clear();
+        pack = false;
+        continue;
+      }
+      if (is_punct(k, "=") && depth == 0) {  // a default: skip to the parameter's end
+        for (k = next(k); k < toks_.size(); k = next(k)) {
+          if (depth == 0 && (is_punct(k, ",") || is_punct(k, ">") || is_punct(k, ">>"))) break;
+          depth += nesting_step(k);
+        }
+        k = prev(k);
+        continue;
+      }
+      depth += nesting_step(k);
+      if (is_punct(k, "...")) pack = true;
+      if (is_ident(k) && depth == 0) last = std::string(toks_[k].text);
+    }
+    args = "<" + args + ">";
+  }
+  return "static_cast<void (*)" + text(open, close + 1, false) + ">(&" + std::string(toks_[name].text) + args + ")";
 }
 
 std::set<std::string> Rewriter::pointer_params(std::size_t open, std::size_t close) const {

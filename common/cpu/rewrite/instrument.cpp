@@ -1,14 +1,20 @@
 // course-rewrite, pass 4 (check mode only): checked subscripts. Inside
 // __global__/__device__ functions, `name[` of a shared array or a pointer
-// parameter becomes `COURSE_CHECKED(name, __LINE__)[` (course_cpu/check.h).
+// parameter becomes `COURSE_CHECKED(name, __LINE__)[` (course_cpu/check.h);
+// value_contexts.cpp handles the places where the resulting element proxy
+// must be read as a value or bound to a reference.
 #include "passes.h"
 
 namespace course_rewrite {
 
 void Rewriter::instrument() {
-  for (const Function& fn : functions_) {
+  for (Function& fn : functions_) {
     const std::set<std::string>& local = shared_arrays_[fn.body_open];
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
+      if (is_punct(k, "&") && !in_declaration(k)) {
+        reference_declaration(k, fn, local);
+        continue;
+      }
       if (!is_ident(k)) continue;
       const std::string_view t = toks_[k].text;
       if ((t == "sizeof" || t == "decltype" || t == "alignof" || t == "__typeof__" || t == "typeid" ||
@@ -22,8 +28,13 @@ void Rewriter::instrument() {
         decay_auto_initializers(k, fn, local);
         continue;
       }
-      if (!checked_subscript(k, fn, local)) continue;
-      edits_.push_back({k, k + 1, "COURSE_CHECKED(" + std::string(t) + ", __LINE__)"});
+      std::size_t last = npos;
+      if (!proxy_at(k, fn, local, &last)) continue;
+      const bool as_value = value_context(k, last);
+      if (as_value) edits_.push_back({k, k, "::course_cpu::check::value("});
+      if (checked_subscript(k, fn, local))
+        edits_.push_back({k, k + 1, "COURSE_CHECKED(" + std::string(t) + ", __LINE__)"});
+      if (as_value) edits_.push_back({last + 1, last + 1, ")"});
     }
   }
 }
@@ -61,7 +72,8 @@ void Rewriter::decay_auto_initializers(std::size_t k, const Function& fn, const 
       } else if (is_punct(end, "<")) {
         angle = true;
       }
-      checked = checked || checked_subscript(end, fn, local);
+      std::size_t last = npos;
+      checked = checked || proxy_at(end, fn, local, &last);
     }
     if (end >= toks_.size() || end == first) return;
     if (is_punct(end, ",") && angle) return;  // perhaps a comma of template arguments

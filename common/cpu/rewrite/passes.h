@@ -28,6 +28,12 @@ struct Edit {
 struct Function {
   std::size_t body_open, body_close;  // the { and } tokens
   std::set<std::string> pointer_params;
+  // Check mode: local references bound to a shared element (`float& r = s[i];`), which become element proxies.
+  std::set<std::string> proxy_refs;
+  // A __global__ function: the expression of its address as a `void (*)(...)`, for the notes of its static
+  // __shared__ arrays (course_cpu/occupancy.h); empty if it cannot be written (another kind of function, a default
+  // argument, an unnamed template parameter).
+  std::string kernel_address;
 };
 
 class Rewriter {
@@ -94,6 +100,9 @@ class Rewriter {
   int angle_arguments(std::size_t lt) const;
   // Names of parameters declared as `T* name` (one '*') or `T name[]`.
   std::set<std::string> pointer_params(std::size_t open, std::size_t close) const;
+  // `static_cast<void (*)(params)>(&name<template parameters>)` for the __global__ function whose name is at token
+  // `name` and parameter list at [open, close]; "" if it cannot be written.
+  std::string kernel_address(std::size_t name, std::size_t open, std::size_t close) const;
 
   // ---- pass 2: __shared__ declarations (shared_declarations.cpp) ------------------
   void rewrite_shared();
@@ -112,6 +121,18 @@ class Rewriter {
   bool checked_subscript(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
   void decay_auto_initializers(std::size_t k, const Function& fn, const std::set<std::string>& local);
   bool in_declaration(std::size_t k) const;
+
+  // ---- pass 4 (check mode): where an element proxy must be a value (value_contexts.cpp) ----
+  // If an element proxy starts at token k (a checked subscript chain, or a proxy reference), its last token.
+  bool proxy_at(std::size_t k, const Function& fn, const std::set<std::string>& local, std::size_t* last) const;
+  // The last `]` of the subscripts `[..][..]` that start right after token k.
+  std::size_t chain_end(std::size_t k) const;
+  // Tokens [first, last] (with any parentheses around them) are the 2nd or 3rd operand of `?:`, or an argument of
+  // printf: places where C++ would not read a proxy as its element's value (`c ? s[i] : 0` is an int).
+  bool value_context(std::size_t first, std::size_t last) const;
+  // `float& r = s[i];` at the `&` token k: becomes `auto&& r = s[i];` (a proxy that reads and writes s[i] at each
+  // use); r is remembered in fn.proxy_refs.
+  void reference_declaration(std::size_t k, Function& fn, const std::set<std::string>& local);
 
   // ---- output (rewriter.cpp) ----------------------------------------------------------
   std::string apply();

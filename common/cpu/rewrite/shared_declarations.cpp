@@ -33,30 +33,36 @@ void Rewriter::rewrite_shared() {
     }
     const bool has_static = before != npos && is_ident(before, "static");
     edits_.push_back({i, i + 1, has_static ? "thread_local" : "static thread_local"});
-    // Declarators: `T a[N][M], b[K], c;` -> arrays a and b.
-    std::vector<std::string> arrays;
+    // Declarators: `T a[N][M], b[K], c;` -> arrays a and b; a, b and c declared.
+    std::vector<std::string> arrays, declared;
     int depth = 0;
     std::size_t last_ident = npos;
-    for (std::size_t k = next(i); k < semi; k = next(k)) {
+    for (std::size_t k = next(i); k <= semi; k = next(k)) {
       if (toks_[k].kind == Tok::punct) {
-        if (is_punct(k, "[") && depth == 0 && last_ident != npos) {
-          arrays.push_back(std::string(toks_[last_ident].text));
+        const bool ends = depth == 0 && (is_punct(k, "[") || is_punct(k, ",") || is_punct(k, ";"));
+        if (ends && last_ident != npos) {
+          declared.push_back(std::string(toks_[last_ident].text));
+          if (is_punct(k, "[")) arrays.push_back(declared.back());
           last_ident = npos;
         }
-        const int step = nesting_step(k);
-        depth += step;
-        if (step == 0 && depth == 0 && is_punct(k, ",")) last_ident = npos;
+        depth += nesting_step(k);
       } else if (is_ident(k) && depth == 0) {
         last_ident = k;
       }
     }
     for (const std::string& a : arrays) add_shared_name(a, in_function, fn);
     declaration_ranges_.push_back({i, semi});
-    if (mode_ == Mode::check && in_function && !arrays.empty()) {
-      std::string reg;
-      for (const std::string& a : arrays) reg += " ::course_cpu::check::declare_shared(" + a + ");";
-      edits_.push_back({semi + 1, semi + 1, reg});
+    std::string after;
+    if (mode_ == Mode::check && in_function)
+      for (const std::string& a : arrays) after += " ::course_cpu::check::declare_shared(" + a + ");";
+    if (in_function && !fn->kernel_address.empty() && !declared.empty()) {
+      // The kernel's static shared memory, for cudaFuncGetAttributes and the occupancy API.
+      std::string bytes;
+      for (const std::string& d : declared) bytes += (bytes.empty() ? "sizeof(" : " + sizeof(") + d + ")";
+      after += " static_cast<void>(::course_cpu::detail::StaticSharedNote<" + fn->kernel_address + ", " + bytes + ", " +
+               std::to_string(i) + ">::noted);";
     }
+    if (!after.empty()) edits_.push_back({semi + 1, semi + 1, after});
   }
 }
 

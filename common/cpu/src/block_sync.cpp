@@ -35,6 +35,9 @@ const char* op_name(WarpOp op) {
   return "warp operation";
 }
 
+// The operation a thread waits at, as the student wrote it.
+std::string op_text(const ThreadSlot& t) { return t.what != nullptr ? t.what : op_name(t.op); }
+
 // "threads 0..15" for 1-D blocks; 2-D/3-D blocks name linear ids.
 std::string threads_text(const Worker& w, const std::vector<unsigned>& ids) {
   const bool one_d = w.block_dim.y == 1 && w.block_dim.z == 1;
@@ -44,6 +47,9 @@ std::string threads_text(const Worker& w, const std::vector<unsigned>& ids) {
 }
 
 void wait_here(ThreadSlot* self) { self->sink = std::move(self->sink).resume(); }
+
+// What a shuffle from a lane outside its mask returns.
+constexpr std::uint64_t kUndefinedShuffle = ~std::uint64_t{0};
 
 }  // namespace
 
@@ -83,14 +89,14 @@ bool resolve_warps(Worker& w) {
       if (!exited.empty() || !elsewhere.empty()) {
         std::ostringstream m;
         m << "block " << block_text(w) << ", warp " << warp << ": " << threads_text(w, present) << " wait at "
-          << op_name(lead.op) << " on line " << lead.line << ", which needs every lane of its mask 0x" << std::hex
+          << op_text(lead) << " on line " << lead.line << ", which needs every lane of its mask 0x" << std::hex
           << lead.mask << std::dec << ", but ";
         if (!exited.empty()) m << threads_text(w, exited) << " exited";
         if (!exited.empty() && !elsewhere.empty()) m << " and ";
         if (!elsewhere.empty()) {
           const ThreadSlot& o = b.threads[elsewhere.front()];
           m << threads_text(w, elsewhere) << " wait at "
-            << (o.state == ThreadState::at_barrier ? std::string("__syncthreads()") : op_name(o.op)) << " on line "
+            << (o.state == ThreadState::at_barrier ? std::string("__syncthreads()") : op_text(o)) << " on line "
             << o.line;
         }
         m << ". Keep every lane named in the mask on the same path (no early return before it), or "
@@ -123,12 +129,16 @@ bool resolve_warps(Worker& w) {
           default:
             break;
         }
-        if (src < 0 || src >= static_cast<int>(count) || !(mask & (1u << src))) src = lane;
         if (t.op == WarpOp::ballot) {
           std::uint64_t ballot = 0;
           for (unsigned q : present)
             if (b.threads[q].bits) ballot |= 1ull << (q - first);
           t.result = ballot;
+        } else if (src != lane && (src >= static_cast<int>(count) || !(mask & (1u << src)))) {
+          // A lane outside the mask (or past the block's last thread) is read: the value is undefined on a GPU.
+          // Here it is all one bits (a float NaN, an int -1, like uninitialized shared memory in check mode), so
+          // a result that depends on it is wrong on every run instead of plausible.
+          t.result = kUndefinedShuffle;
         } else {
           t.result = b.threads[first + src].bits;
         }
@@ -214,9 +224,10 @@ int syncthreads_reduce(int predicate, BlockReduce op, int line) {
   return self->reduce_result;
 }
 
-void syncwarp(int line, unsigned mask) { warp_exchange(WarpOp::sync, mask, 0, 0, 32, line); }
+void syncwarp(int line, unsigned mask, const char* what) { warp_exchange(WarpOp::sync, mask, 0, 0, 32, line, what); }
 
-std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width, int line) {
+std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width, int line,
+                            const char* what) {
   ThreadSlot* self = tl_slot;
   if (self == nullptr) return op == WarpOp::ballot ? (bits ? 1u : 0u) : bits;
   self->state = ThreadState::at_warp;
@@ -226,6 +237,7 @@ std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int ar
   self->arg = arg;
   self->width = width;
   self->line = line;
+  self->what = what;
   wait_here(self);
   return self->result;
 }

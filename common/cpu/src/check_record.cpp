@@ -4,20 +4,33 @@
 // check_state.h), at least one a write, are a race - unless both threads are
 // lanes of one warp and a warp rendezvous (__syncwarp(), a shuffle, a vote)
 // whose mask named both happened in between. A read of a word not written
-// since the block started reads garbage. Global memory is only
-// bounds-checked against the cudaMalloc allocation the pointer points into.
+// since the block started reads garbage - unless its bytes no longer hold the
+// fill of a block's start (check_state.h): then a write the checks cannot see
+// (through a cast or local pointer, a reference, an atomic) has stored
+// something there. Global memory is only bounds-checked against the
+// cudaMalloc allocation the pointer points into.
 //
 // The common case never gets here: check_fast_path.h's inlined fast path
 // checks and records an access that needs no report itself (same state, same
 // rules); record() below is the slow path that also writes the messages.
 #include "check_messages.h"
 
+#include <algorithm>
+
 namespace course_cpu::detail {
 namespace {
 
-// Race, uninitialized-read and bookkeeping for one shared word.
+// True if the `bytes` bytes at p all still hold kSharedFill.
+bool still_filled(const unsigned char* p, std::size_t bytes) {
+  for (std::size_t i = 0; i < bytes; ++i)
+    if (p[i] != static_cast<unsigned char>(kSharedFill)) return false;
+  return true;
+}
+
+// Race, uninitialized-read and bookkeeping for one shared word; `filled`: its
+// bytes still hold the block's initial fill.
 void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::AccessInfo& info, bool read, bool write,
-                 bool& reported_uninit) {
+                 bool filled, bool& reported_uninit) {
   const std::uint32_t e = c.hot.epoch;
   const unsigned me = who.t.linear;
   const BlockRun& b = who.w.block;
@@ -39,9 +52,17 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
   if (read) {
     if (raced_writer) {
       report(who, "race", info, [&] { return read_after_write_text(who, info, writer(), my_wsync); });
-    } else if (s.w_epoch < c.hot.block_first_epoch && !reported_uninit) {
+    } else if (s.w_epoch < c.hot.block_first_epoch && filled && !reported_uninit) {
       reported_uninit = true;
       report(who, "uninitialized-shared-read", info, [&] { return uninitialized_read_text(who, info); });
+    } else if (s.w_epoch < c.hot.block_first_epoch && !filled && e > c.hot.block_first_epoch) {
+      // Written where the checks could not see it, before this barrier interval (a write in this interval by
+      // another thread would be a race, but which one is unknown): remember it as an earlier write of this block,
+      // so that the fast path takes the next reads.
+      s.w_epoch = e - 1;
+      s.writer = static_cast<std::uint16_t>(me);
+      s.w_wsync = 0;
+      s.w_site = info.site;
     }
   }
   if (write) {
@@ -117,8 +138,12 @@ bool record(const AccessInfo& info, Access kind) {
   const std::size_t off = addr - region->begin;
   const std::size_t first = off / 4, last = (off + info.elem_size - 1) / 4;
   bool reported_uninit = false;
-  for (std::size_t i = first; i <= last && i < region->words.size(); ++i)
-    shared_word(who, c, region->words[i], info, read, write, reported_uninit);
+  for (std::size_t i = first; i <= last && i < region->words.size(); ++i) {
+    const std::uintptr_t word = region->begin + 4 * i;
+    const std::size_t bytes = std::min<std::uintptr_t>(4, region->end - word);
+    const bool filled = still_filled(reinterpret_cast<const unsigned char*>(word), bytes);
+    shared_word(who, c, region->words[i], info, read, write, filled, reported_uninit);
+  }
   note_banks(c.hot, id, t->linear, first, last, read, write);
   return true;
 }

@@ -1,5 +1,6 @@
-// CPU backend of the course: the "device" (the CPU), streams, events,
-// versions and kernel attributes. Everything is synchronous.
+// CPU backend of the course: the "device" (the CPU), streams, events and
+// versions. Everything is synchronous. Kernel attributes and the occupancy
+// model: kernel_attributes.cpp, occupancy.cpp.
 #include "internal.h"
 
 #include <algorithm>
@@ -36,46 +37,6 @@ std::size_t fiber_stack_bytes() {
   return bytes;
 }
 
-namespace {
-std::mutex g_attr_mutex;
-std::map<const void*, std::size_t>& kernel_shared_limits() {
-  static std::map<const void*, std::size_t> m;
-  return m;
-}
-}  // namespace
-
-std::size_t dynamic_shared_limit(const void* kernel) {
-  std::lock_guard lock(g_attr_mutex);
-  if (kernel == nullptr) {
-    // A deduced kernel template launch: which specialization runs is not
-    // known, so the largest limit raised for any kernel applies.
-    std::size_t limit = kDefaultSharedPerBlock;
-    for (const auto& [k, v] : kernel_shared_limits()) limit = std::max(limit, v);
-    return limit;
-  }
-  auto it = kernel_shared_limits().find(kernel);
-  return it == kernel_shared_limits().end() ? kDefaultSharedPerBlock : it->second;
-}
-
-cudaError_t set_kernel_attribute(const void* kernel, cudaFuncAttribute attr, int value) {
-  if (kernel == nullptr) return set_last_error(cudaErrorInvalidDeviceFunction);
-  switch (attr) {
-    case cudaFuncAttributeMaxDynamicSharedMemorySize:
-      if (value < 0 || static_cast<std::size_t>(value) > kMaxSharedPerBlockOptin)
-        return set_last_error(cudaErrorInvalidValue);
-      {
-        std::lock_guard lock(g_attr_mutex);
-        // The limit applies to dynamic + static shared memory; static arrays
-        // are not measured on the CPU, so at least the default stays allowed.
-        kernel_shared_limits()[kernel] = std::max<std::size_t>(static_cast<std::size_t>(value), kDefaultSharedPerBlock);
-      }
-      return cudaSuccess;
-    case cudaFuncAttributePreferredSharedMemoryCarveout:
-      return (value < -1 || value > 100) ? set_last_error(cudaErrorInvalidValue) : cudaSuccess;
-  }
-  return set_last_error(cudaErrorInvalidValue);
-}
-
 }  // namespace course_cpu::detail
 
 using namespace course_cpu::detail;
@@ -87,9 +48,9 @@ cudaDeviceProp make_properties() {
   p.totalGlobalMem = total_device_memory();
   p.sharedMemPerBlock = kDefaultSharedPerBlock;
   p.sharedMemPerBlockOptin = kMaxSharedPerBlockOptin;
-  p.sharedMemPerMultiprocessor = 228 * 1024;
-  p.regsPerBlock = 65536;
-  p.regsPerMultiprocessor = 65536;
+  p.sharedMemPerMultiprocessor = kSharedPerMultiprocessor;
+  p.regsPerBlock = kRegistersPerMultiprocessor;
+  p.regsPerMultiprocessor = kRegistersPerMultiprocessor;
   p.warpSize = 32;
   p.memPitch = 2147483647;
   p.maxThreadsPerBlock = static_cast<int>(kMaxThreadsPerBlock);
@@ -103,8 +64,10 @@ cudaDeviceProp make_properties() {
   p.minor = 0;
   p.textureAlignment = 512;
   p.multiProcessorCount = worker_count();
-  p.maxThreadsPerMultiProcessor = 2048;
-  p.maxBlocksPerMultiProcessor = 32;
+  p.maxThreadsPerMultiProcessor = kThreadsPerMultiprocessor;
+  p.maxBlocksPerMultiProcessor = kBlocksPerMultiprocessor;
+  p.reservedSharedMemPerBlock = kReservedSharedPerBlock;
+  p.cooperativeLaunch = 0;  // no grid-wide barrier (cooperative_groups::this_grid)
   p.canMapHostMemory = 1;
   p.unifiedAddressing = 1;
   p.managedMemory = 1;
@@ -219,6 +182,18 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
       break;
     case cudaDevAttrMaxBlocksPerMultiprocessor:
       *value = p.maxBlocksPerMultiProcessor;
+      break;
+    case cudaDevAttrReservedSharedMemoryPerBlock:
+      *value = static_cast<int>(p.reservedSharedMemPerBlock);
+      break;
+    case cudaDevAttrGlobalL1CacheSupported:
+    case cudaDevAttrLocalL1CacheSupported:
+    case cudaDevAttrConcurrentManagedAccess:
+    case cudaDevAttrComputePreemptionSupported:
+      *value = 1;
+      break;
+    case cudaDevAttrSingleToDoublePrecisionPerfRatio:
+      *value = 2;  // as on the course GPU (H100, H200)
       break;
     default:
       *value = 0;

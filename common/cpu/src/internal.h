@@ -40,11 +40,22 @@ std::size_t total_device_memory();      // what cudaMemGetInfo reports
 // ---- configuration (device.cpp) ---------------------------------------------
 int worker_count();               // COURSE_CPU_THREADS or hardware concurrency
 std::size_t fiber_stack_bytes();  // COURSE_CPU_STACK_KB, default 256 KiB
-std::size_t dynamic_shared_limit(const void* kernel);
+// ---- kernel attributes (kernel_attributes.cpp) --------------------------------
+std::size_t dynamic_shared_limit(const void* kernel);  // what a launch may ask for
+std::size_t static_shared_bytes(const void* kernel);   // its static __shared__ arrays (0 if not known)
+std::size_t max_dynamic_shared(const void* kernel);    // cudaFuncAttributes::maxDynamicSharedSizeBytes
+int preferred_carveout(const void* kernel);            // percent, or -1 (no preference)
+
+// CUDA's launch limits and those of one sm_90 SM (H100, H200): what a launch is
+// checked against (launch_config.cpp), what cudaGetDeviceProperties reports,
+// and the occupancy model (occupancy.cpp).
 constexpr std::size_t kDefaultSharedPerBlock = 48 * 1024;
 constexpr std::size_t kMaxSharedPerBlockOptin = 227 * 1024;
-// CUDA's launch limits: what a launch is checked against (launch_config.cpp)
-// and what cudaGetDeviceProperties reports.
+constexpr std::size_t kSharedPerMultiprocessor = 228 * 1024;
+constexpr std::size_t kReservedSharedPerBlock = 1024;  // held by the runtime for every resident block (sm_80+)
+constexpr int kThreadsPerMultiprocessor = 2048;
+constexpr int kBlocksPerMultiprocessor = 32;
+constexpr int kRegistersPerMultiprocessor = 65536;
 constexpr unsigned kMaxThreadsPerBlock = 1024;
 constexpr unsigned kMaxBlockDim[3] = {1024, 1024, 64};
 constexpr unsigned kMaxGridDim[3] = {2147483647u, 65535, 65535};

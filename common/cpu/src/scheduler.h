@@ -39,6 +39,7 @@ struct ThreadSlot {
   unsigned mask = 0;
   std::uint64_t bits = 0, result = 0;
   int arg = 0, width = 32;
+  const char* what = nullptr;  // the operation's name in messages, if not op's intrinsic
 };
 
 struct CheckState;  // check_state.h

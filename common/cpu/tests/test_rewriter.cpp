@@ -1,14 +1,13 @@
 // Unit tests of course-rewrite: tokenizer corner cases, launches, shared
-// declarations, check-mode instrumentation, and line preservation.
+// declarations, check-mode instrumentation, and line preservation (compile
+// tests of its output: test_rewriter_compile.cpp).
 #include "../rewrite/rewriter.h"
 #include "../rewrite/tokenizer.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <string>
 
 using course_rewrite::Mode;
 using course_rewrite::rewrite;
@@ -123,6 +122,78 @@ TEST(Rewriter, AutoFromACheckedSubscriptIsAValue) {
   EXPECT_TRUE(contains(out, "auto t = f<int, 2>(COURSE_CHECKED(s, __LINE__)[3]);")) << out;
 }
 
+TEST(Rewriter, ProxiesWhereCppNeedsTheElementsValue) {
+  const std::string src =
+      "__global__ void k(float* p, int n) {\n"
+      "  __shared__ float s[32];\n"
+      "  float a = (n < 4) ? s[n] : 0;\n"
+      "  float b = n ? 1 : (p[n]);\n"
+      "  float c = n ? s[n] * 2 : 0;\n"
+      "  printf(\"%f %d\\n\", s[0], n);\n"
+      "  switch (n) { case 1: s[1] = 2; }\n"
+      "  f(s[2], n ? s[3] + 1 : s[4]);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "float a = (n < 4) ? ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[n]) : 0;"))
+      << out;
+  EXPECT_TRUE(contains(out, "float b = n ? 1 : (::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[n]));")) << out;
+  EXPECT_TRUE(contains(out, "float c = n ? COURSE_CHECKED(s, __LINE__)[n] * 2 : 0;")) << out;  // already a float
+  EXPECT_TRUE(contains(out, "printf(\"%f %d\\n\", ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0]), n);"))
+      << out;
+  EXPECT_TRUE(contains(out, "case 1: COURSE_CHECKED(s, __LINE__)[1] = 2;")) << out;  // a label's colon
+  EXPECT_TRUE(contains(out,
+                       "f(COURSE_CHECKED(s, __LINE__)[2], n ? COURSE_CHECKED(s, __LINE__)[3] + 1 : "
+                       "::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[4]));"))
+      << out;
+}
+
+TEST(Rewriter, ReferencesToSharedElementsBecomeProxies) {
+  const std::string src =
+      "__global__ void k(float* p, int n) {\n"
+      "  __shared__ float s[32];\n"
+      "  float& r = s[n];\n"
+      "  const float &c = p[n];\n"
+      "  auto& a = s[1];\n"
+      "  auto v = r;\n"
+      "  float w = n ? r : 0;\n"
+      "  float& q = *p;\n"
+      "  int x = n & r;\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "auto&& r = COURSE_CHECKED(s, __LINE__)[n];")) << out;
+  EXPECT_TRUE(contains(out, "const auto& c = COURSE_CHECKED(p, __LINE__)[n];")) << out;
+  EXPECT_TRUE(contains(out, "auto&& a = COURSE_CHECKED(s, __LINE__)[1];")) << out;
+  EXPECT_TRUE(contains(out, "auto v = ::course_cpu::check::value(r);")) << out;  // a copy, as in CUDA
+  EXPECT_TRUE(contains(out, "float w = n ? ::course_cpu::check::value(r) : 0;")) << out;
+  EXPECT_TRUE(contains(out, "float& q = *p;")) << out;  // not a shared element
+  EXPECT_TRUE(contains(out, "int x = n & r;")) << out;
+  EXPECT_TRUE(contains(body(src), "float& r = s[n];"));  // fast mode: plain references
+}
+
+TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {
+  const std::string src =
+      "template <typename T, int TILE = 16, class... Rest>\n"
+      "__global__ void k(const T* a, int n) {\n"
+      "  __shared__ T As[TILE][TILE], total;\n"
+      "}\n"
+      "__global__ void plain(float* out) { __shared__ float s[8]; extern __shared__ float d[]; }\n"
+      "__device__ void helper() { __shared__ float h[4]; }\n"
+      "template <typename> __global__ void unnamed(float* o) { __shared__ float u[2]; }\n";
+  for (Mode mode : {Mode::fast, Mode::check}) {
+    const std::string out = body(src, mode);
+    EXPECT_EQ(lines(out), lines(src));
+    EXPECT_TRUE(contains(out,
+                         "static_cast<void>(::course_cpu::detail::StaticSharedNote<static_cast<void (*)(const T* a, "
+                         "int n)>(&k<T, TILE, Rest...>), sizeof(As) + sizeof(total), "))
+        << out;
+    EXPECT_TRUE(contains(out, "StaticSharedNote<static_cast<void (*)(float* out)>(&plain), sizeof(s), ")) << out;
+    EXPECT_FALSE(contains(out, "sizeof(h)")) << out;  // a __device__ function: its kernel is not known
+    EXPECT_FALSE(contains(out, "sizeof(u)")) << out;  // an unnamed template parameter cannot be named
+  }
+}
+
 TEST(Rewriter, MultiLineLaunchKeepsLines) {
   const std::string src =
       "void f() {\n"
@@ -188,108 +259,4 @@ TEST(Rewriter, PreludeAndLineDirective) {
                        "#define COURSE_CPU_CHECK_MODE 1\n#include <course_cpu/prelude.h>\n"
                        "#line 1 \"/p/a \\\"q\\\".cu\"\nint x;\n"))
       << out;
-}
-
-// Compiles rewritten code with the real compiler.
-namespace {
-int compile(const std::string& cu_name, const std::string& source, Mode mode, std::string* diagnostics) {
-  const std::string dir = COURSE_CPU_TEST_TMP;
-  const std::string cu = dir + "/" + cu_name;
-  std::ofstream(cu) << source;
-  const std::string cpp = cu + (mode == Mode::check ? ".check.cpp" : ".fast.cpp");
-  std::ofstream(cpp) << rewrite(source, cu, mode);
-  const std::string log = cpp + ".log";
-  const std::string cmd = std::string(COURSE_CPU_CXX) + " -std=c++20 -fsyntax-only -Wno-unknown-pragmas -I" +
-                          COURSE_CPU_INCLUDE + " " + cpp + " > " + log + " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  std::ifstream in(log);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  *diagnostics = ss.str();
-  return rc;
-}
-
-const char* kTricky = R"cu(#include <cuda_runtime.h>
-#include <vector>
-// Comments with <<< and >>> and __shared__ must not confuse the rewriter.
-namespace ns {
-template <typename T, int TILE>
-__global__ void tiled(const T* __restrict__ a, T* out, int n) {
-  __shared__ T tile[TILE][TILE + 1];
-  extern __shared__ unsigned char raw[];
-  T* dyn = reinterpret_cast<T*>(raw);
-  const int x = threadIdx.x, y = threadIdx.y;
-  tile[y][x] = x < n ? a[y * n + x] : T(0);
-  __syncthreads();
-#pragma unroll
-  for (int k = 0; k < TILE; ++k) dyn[x] = tile[x][k];
-  out[y * n + x] = tile[x][y] + max(x, y) + min(1.0f, 2.0f) + fmaxf(tile[0][0], 1.0f);
-}
-}  // namespace ns
-__device__ float warpSum(float v) {
-  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
-  return v;
-}
-__global__ void reduce(const float* in, float* out) {
-  extern __shared__ float s[];
-  s[threadIdx.x] = in[threadIdx.x];
-  __syncthreads();
-  float v = warpSum(s[threadIdx.x]);
-  if (threadIdx.x == 0) atomicAdd(&out[0], v);
-  s[threadIdx.x]++;
-  s[threadIdx.x] *= 2;
-}
-template <typename T, typename S>
-__global__ void scaled(const T* in, T* out, S factor) {
-  __shared__ T s[32];
-  s[threadIdx.x] = in[threadIdx.x] * factor;
-  __syncthreads();
-  out[threadIdx.x] = s[31 - threadIdx.x];
-}
-void host(float* a, float* o, int n, cudaStream_t st) {
-  const char* msg = "kernel<<<1,1>>>()";
-  ns::tiled<float, 16><<<dim3(1, 1), dim3(16, 16),
-                          256 * sizeof(float), st>>>(a, o,
-                                                    n);
-  reduce<<<1, 32, 32 * sizeof(float)>>>(a, o);
-  ns::tiled<float, 16><<<1, 1>>>(a, o, n);
-  scaled<<<1, 32>>>(a, o, 2.0);
-  (void)msg;
-}
-)cu";
-}  // namespace
-
-TEST(RewriterCompile, TrickyFileCompilesInBothModes) {
-  std::string log;
-  EXPECT_EQ(compile("tricky.cu", kTricky, Mode::fast, &log), 0) << log;
-  EXPECT_EQ(compile("tricky.cu", kTricky, Mode::check, &log), 0) << log;
-}
-
-TEST(RewriterCompile, CompilerErrorsPointAtTheOriginalLine) {
-  std::string src;
-  for (int line = 1; line <= 30; ++line) {
-    if (line == 3)
-      src += "__global__ void k(float* a) {\n";
-    else if (line == 5)
-      src += "  __shared__ float s[8];\n";
-    else if (line == 6)
-      src += "  extern __shared__\n";
-    else if (line == 7)
-      src += "     float d[];\n";
-    else if (line == 9)
-      src += "}\n";
-    else if (line == 12)
-      src += "void h(float* p) { k<<<1,\n";
-    else if (line == 13)
-      src += "  32>>>(p); }\n";
-    else if (line == 17)
-      src += "int broken = undeclared_name;\n";
-    else
-      src += "// filler line " + std::to_string(line) + "\n";
-  }
-  for (Mode mode : {Mode::fast, Mode::check}) {
-    std::string log;
-    EXPECT_NE(compile("line17.cu", src, mode, &log), 0);
-    EXPECT_TRUE(contains(log, "line17.cu:17:")) << log;
-  }
 }

@@ -1,8 +1,8 @@
-// Honest (GPU only: the CPU backend has no <cooperative_groups.h>): a thread block handle and its sync().
-// modes: gpu
+// Honest: a thread block handle and its sync(), a warp tile's reduction (<cooperative_groups.h> on every backend).
 #include "lab01_matadd.h"
 
 #include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 
 namespace cg = cooperative_groups;
 
@@ -11,7 +11,9 @@ __global__ void matadd_kernel(const float* a, const float* b, float* c, int rows
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   block.sync();
-  if (row >= rows || col >= cols) return;
+  const cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  const int inside = cg::reduce(tile, (row < rows && col < cols) ? 1 : 0, cg::plus<int>());
+  if (inside == 0 || row >= rows || col >= cols) return;
   c[row * cols + col] = a[row * cols + col] + b[row * cols + col];
 }
 

@@ -51,6 +51,11 @@ struct AccessInfo {
 // false means "do not perform it" (it was out of bounds, or the pointer is
 // not a device pointer). Defined in src/check_record.cpp.
 bool record(const AccessInfo& info, Access kind);
+// A shared element's address as the runtime takes it: volatile elements
+// (`volatile float* v`, `__shared__ volatile float s[64]`) are checked like
+// any other.
+inline const void* untyped(const volatile void* p) { return const_cast<const void*>(p); }
+
 // Storage that absorbs accesses that must not happen.
 void* scratch(std::size_t bytes);
 // Makes a static __shared__ array known to the running block, so pointers into
@@ -59,7 +64,7 @@ void* scratch(std::size_t bytes);
 void declare_shared_region(const void* base, std::size_t bytes);
 template <class A>
 inline void declare_shared(A& array) {
-  declare_shared_region(&array, sizeof(A));
+  declare_shared_region(untyped(&array), sizeof(A));
 }
 
 }  // namespace course_cpu::check

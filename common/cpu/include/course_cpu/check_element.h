@@ -25,12 +25,12 @@ struct ArrayLoc {
 
   template <std::size_t Size>
   bool fast(const void* p, Access kind) const {
-    return fast_static<Size>(site, root, p, bad != 0, kind);
+    return fast_static<Size>(site, untyped(root), p, bad != 0, kind);
   }
   AccessInfo info(const void* p, std::size_t elem_size) const {
     AccessInfo i;
     i.site = site;
-    i.base = root;
+    i.base = untyped(root);
     i.addr = p;
     i.extent = Extents<Root>::value;
     i.array_bytes = static_cast<std::uint32_t>(sizeof(Root));
@@ -52,12 +52,12 @@ struct PointerLoc {
 
   template <std::size_t Size>
   bool fast(const void* p, Access kind) const {
-    return fast_pointer<Size>(site, base, p, kind);
+    return fast_pointer<Size>(site, untyped(base), p, kind);
   }
   AccessInfo info(const void* p, std::size_t elem_size) const {
     AccessInfo i;
     i.site = site;
-    i.base = base;
+    i.base = untyped(base);
     i.addr = p;
     i.extent = nullptr;
     i.array_bytes = 0;
@@ -82,6 +82,18 @@ class ElemRef {
 
   operator V() const { return load(); }
   T* operator&() const { return p_; }
+  // A non-const reference to the element (`swap(s[i], s[j])` with
+  // `__device__ void swap(float&, float&)`): bounds-checked here; what is
+  // done through the reference is not seen, like an access through a
+  // pointer. Being `const volatile`, it loses to operator V() wherever a
+  // value will do (the less cv-qualified object parameter wins), so reads
+  // and writes through the proxy stay tracked.
+  operator T&() const volatile {
+    const ElemRef& self = const_cast<const ElemRef&>(*this);
+    const bool ok = self.loc_.template fast<sizeof(T)>(untyped(self.p_), Access::none) ||
+                    record(self.loc_.info(untyped(self.p_), sizeof(T)), Access::none);
+    return ok ? *self.p_ : *static_cast<T*>(scratch(sizeof(T)));
+  }
 
   ElemRef& operator=(const ElemRef& other) {
     const V v = other.load();
@@ -130,11 +142,11 @@ class ElemRef {
   };
 
   bool ok(Access kind) const {
-    if (loc_.template fast<sizeof(T)>(p_, kind)) [[likely]]
+    if (loc_.template fast<sizeof(T)>(untyped(p_), kind)) [[likely]]
       return true;
     return slow(kind);
   }
-  [[gnu::noinline, gnu::cold]] bool slow(Access kind) const { return record(loc_.info(p_, sizeof(T)), kind); }
+  [[gnu::noinline, gnu::cold]] bool slow(Access kind) const { return record(loc_.info(untyped(p_), sizeof(T)), kind); }
 
   V load() const { return ok(Access::read) ? static_cast<V>(*p_) : V{}; }
   void store(const V& v) {
@@ -160,7 +172,8 @@ class ElemRef {
 template <class T, class Loc>
 inline decltype(auto) element(const Loc& loc, T* p) {
   if constexpr (std::is_class_v<T> || std::is_union_v<T>) {
-    const bool ok = loc.template fast<sizeof(T)>(p, Access::none) || record(loc.info(p, sizeof(T)), Access::none);
+    const bool ok =
+        loc.template fast<sizeof(T)>(untyped(p), Access::none) || record(loc.info(untyped(p), sizeof(T)), Access::none);
     T* q = ok ? p : static_cast<T*>(scratch(sizeof(T)));
     return *q;
   } else {

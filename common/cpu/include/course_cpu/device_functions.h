@@ -23,10 +23,13 @@ enum class BlockReduce : int { none, count, all, any };
 
 void syncthreads(int line);
 int syncthreads_reduce(int predicate, BlockReduce op, int line);
-void syncwarp(int line, unsigned mask = 0xffffffffu);
+void syncwarp(int line, unsigned mask = 0xffffffffu, const char* what = nullptr);
 // One warp rendezvous. `bits` is the calling lane's value; the result is the
-// value of the source lane (shuffles) or the ballot of the predicates.
-std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width, int line);
+// value of the source lane (shuffles) or the ballot of the predicates. `what`
+// names the operation in messages when it is not the intrinsic of `op`
+// (a cooperative-groups tile's "tile.sync()").
+std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width, int line,
+                            const char* what = nullptr);
 unsigned activemask();
 
 // Shuffles take the value type, also through check-mode element proxies.
@@ -40,13 +43,14 @@ struct value_of<V, std::void_t<typename V::course_cpu_value_type>> {
 };
 
 template <class V>
-inline typename value_of<V>::type shuffle(WarpOp op, int line, unsigned mask, const V& var, int arg, int width = 32) {
+inline typename value_of<V>::type shuffle(WarpOp op, int line, unsigned mask, const V& var, int arg, int width = 32,
+                                          const char* what = nullptr) {
   using T = typename value_of<V>::type;
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "shuffles move values of at most 8 bytes");
   const T value = var;
   std::uint64_t bits = 0;
   std::memcpy(&bits, &value, sizeof(T));
-  bits = warp_exchange(op, mask, bits, arg, width, line);
+  bits = warp_exchange(op, mask, bits, arg, width, line, what);
   T result;
   std::memcpy(&result, &bits, sizeof(T));
   return result;

@@ -1,0 +1,3 @@
+// CPU backend of the course: <cuda_pipeline.h> is not provided.
+#pragma once
+#error "course-cpu-unsupported: <cuda_pipeline.h> (asynchronous copies into shared memory)"

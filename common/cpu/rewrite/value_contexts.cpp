@@ -1,0 +1,111 @@
+// course-rewrite, pass 4 (check mode): element proxies where C++ needs the element itself.
+//
+// A checked subscript is an element proxy (course_cpu/check_element.h). C++ reads a proxy as its element's value
+// wherever a value of the element's type is expected, but not in these places, which get help here:
+//   `c ? s[i] : 0`      the conditional's type would be int (the proxy converts to int, 0 not to the proxy): the
+//                       operand becomes ::course_cpu::check::value(s[i]), a float, as on the GPU;
+//   printf("%f", s[i])  a class object cannot pass through `...`: the argument becomes its value;
+//   float& r = s[i];    a reference cannot bind to a proxy: the declaration becomes `auto&& r = s[i];`, so r is the
+//                       proxy and every use of r reads or writes s[i] (checked), like a reference on the GPU.
+#include "passes.h"
+
+namespace course_rewrite {
+
+std::size_t Rewriter::chain_end(std::size_t k) const {
+  std::size_t last = k;
+  for (std::size_t q = next(k); is_punct(q, "["); q = next(last)) last = match(q);
+  return last;
+}
+
+bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::string>& local,
+                        std::size_t* last) const {
+  if (checked_subscript(k, fn, local)) {
+    *last = chain_end(k);
+    return true;
+  }
+  if (!is_ident(k) || !fn.proxy_refs.count(std::string(toks_[k].text))) return false;
+  const std::size_t p = prev(k), q = next(k);
+  if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
+  if (is_punct(q, "[") || is_punct(q, "(") || is_punct(q, ".") || is_punct(q, "->")) return false;
+  *last = k;
+  return true;
+}
+
+bool Rewriter::value_context(std::size_t first, std::size_t last) const {
+  std::size_t p = prev(first), q = next(last);
+  while (p != npos && is_punct(p, "(") && match(p) == q) {  // (s[i]) is s[i]
+    p = prev(p);
+    q = next(q);
+  }
+  if (p == npos || q >= toks_.size()) return false;
+  if (is_punct(p, "?") && is_punct(q, ":")) return true;
+  const bool ends = is_punct(q, ";") || is_punct(q, ")") || is_punct(q, "]") || is_punct(q, "}") || is_punct(q, ",") ||
+                    is_punct(q, ":");
+  if (is_punct(p, ":") && ends) {
+    // The third operand: a `?` before this `:` at the same depth, with as many `?` as `:` in between.
+    int colons = 0;
+    for (std::size_t k = prev(p); k != npos; k = prev(k)) {
+      if (is_close(k)) {
+        int depth = 0;  // skip back over the bracketed group
+        for (; k != npos; k = prev(k)) {
+          if (is_close(k)) ++depth;
+          if (is_open(k) && --depth == 0) break;
+        }
+        if (k == npos) return false;
+        continue;
+      }
+      if (is_open(k) || is_punct(k, ";") || is_punct(k, ",")) return false;
+      if (is_punct(k, ":")) ++colons;
+      if (is_punct(k, "?") && colons-- == 0) return true;
+    }
+    return false;
+  }
+  if (is_punct(p, ",") && (is_punct(q, ",") || is_punct(q, ")"))) {
+    // An argument of printf(...): find the call's '('.
+    for (std::size_t k = prev(p); k != npos; k = prev(k)) {
+      if (is_close(k)) {
+        int depth = 0;
+        for (; k != npos; k = prev(k)) {
+          if (is_close(k)) ++depth;
+          if (is_open(k) && --depth == 0) break;
+        }
+        if (k == npos) return false;
+        continue;
+      }
+      if (is_punct(k, "(")) return is_ident(prev(k), "printf");
+      if (is_open(k) || is_punct(k, ";")) return false;
+    }
+  }
+  return false;
+}
+
+void Rewriter::reference_declaration(std::size_t k, Function& fn, const std::set<std::string>& local) {
+  // [const] TYPE & name = <proxy> ;   with TYPE made of names, ::, <...> and cv-qualifiers, after a ; { or }.
+  const std::size_t name = next(k);
+  if (!is_ident(name) || !is_punct(next(name), "=")) return;
+  const std::size_t init = next(next(name));
+  std::size_t last = npos;
+  if (!proxy_at(init, fn, local, &last) || !is_punct(next(last), ";")) return;
+  std::size_t type = k;
+  bool is_const = false;
+  int angle = 0;
+  for (std::size_t q = prev(k); q != npos; q = prev(q)) {
+    if (is_punct(q, ";") || is_punct(q, "{") || is_punct(q, "}")) break;
+    if (is_punct(q, ">")) {
+      ++angle;
+    } else if (is_punct(q, "<")) {
+      --angle;
+    } else if (!is_ident(q) && !is_punct(q, "::") &&
+               !(angle > 0 && (is_punct(q, ",") || toks_[q].kind == Tok::number))) {
+      return;  // not a declaration (`a & b = ...`, a cast, a pointer)
+    }
+    is_const = is_const || is_ident(q, "const");
+    type = q;
+  }
+  if (type == k || angle != 0) return;
+  const std::string spacing = k + 1 < toks_.size() && is_blank(toks_[k + 1]) ? "" : " ";
+  edits_.push_back({type, k + 1, (is_const ? "const auto&" : "auto&&") + spacing});
+  fn.proxy_refs.insert(std::string(toks_[name].text));
+}
+
+}  // namespace course_rewrite

@@ -1,0 +1,35 @@
+// Host entry points of the self-test kernels in public CUDA idioms (kernels_idioms.cu: correct ones,
+// kernels_idioms_bugs.cu: the same idioms with the bug check mode must still find).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+// kernels_idioms.cu
+cudaError_t run_ternary_warp_sum(const float* in, float* out, int n);
+cudaError_t run_reference_sort(const float* in, float* out);                    // 64 floats, sorted ascending
+cudaError_t run_volatile_warp_reduce(const float* in, float* out, int blocks);  // 64 threads per block
+cudaError_t run_volatile_flags(int* out);
+cudaError_t run_cg_block_sum(const float* in, float* out, int n, int block);
+cudaError_t run_cg_tile_votes(int* out);                                // 64 threads, 6 ints each
+cudaError_t run_float4_shared(const float* in, float* out, int which);  // 128 floats; which: 0 cast, 1 local, 2 macro
+cudaError_t run_undefined_shuffle(float* out);                          // 32 floats
+cudaError_t run_struct_and_atomics(const float* in, int n, float* best, int* best_index, int* histogram);
+cudaError_t run_occupancy_sized(const float* in, float* out, int n, int* grid, int* block);
+// Static shared memory of the kernels behind these names (cudaFuncGetAttributes), for the occupancy tests.
+cudaError_t attributes_of(int which, cudaFuncAttributes* attr);
+cudaError_t blocks_per_sm(int which, int block, std::size_t dynamic_bytes, int* blocks);
+// A kernel with 8 KiB of static shared memory whose attributes only the attribute tests set.
+cudaError_t probe_attribute(cudaFuncAttribute attr, int value);
+cudaError_t probe_blocks(int block, std::size_t dynamic_bytes, int* blocks);
+cudaError_t probe_attributes(cudaFuncAttributes* attr);
+
+// kernels_idioms_bugs.cu
+cudaError_t run_volatile_without_syncwarp(const float* in, float* out);
+cudaError_t run_syncwarp_between_updates(const float* in, float* out);
+cudaError_t run_partial_tile_sync(float* out);
+cudaError_t run_tile_race(float* out);
+cudaError_t run_reference_race(float* out);
+cudaError_t run_float4_then_unwritten(const float* in, float* out);
+cudaError_t run_ternary_race(float* out);

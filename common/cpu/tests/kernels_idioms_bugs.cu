@@ -1,0 +1,115 @@
+// Self-test kernels of the CPU backend: the idioms of kernels_idioms.cu with the bug check mode must still find
+// (the lines marked @name are the ones the diagnoses must name).
+#include "kernels_idioms.h"
+
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+namespace cg = cooperative_groups;
+
+// The classic pre-Volta warp-synchronous tail: no __syncwarp(), so lane t reads sdata[t + 16] while lane t + 16
+// writes it in the same step. A race since Volta (independent thread scheduling).
+__device__ void warpReduceUnsafe(volatile float* sdata, unsigned tid) {
+  sdata[tid] += sdata[tid + 32];
+  sdata[tid] += sdata[tid + 16];  // @volatile-race
+  sdata[tid] += sdata[tid + 8];
+  sdata[tid] += sdata[tid + 4];
+  sdata[tid] += sdata[tid + 2];
+  sdata[tid] += sdata[tid + 1];
+}
+__global__ void volatileWithoutSyncwarp(const float* in, float* out) {
+  __shared__ float sdata[64];
+  const unsigned tid = threadIdx.x;
+  sdata[tid] = in[tid];
+  __syncthreads();
+  if (tid < 32) warpReduceUnsafe(sdata, tid);
+  if (tid == 0) out[0] = sdata[0];
+}
+cudaError_t run_volatile_without_syncwarp(const float* in, float* out) {
+  volatileWithoutSyncwarp<<<1, 64>>>(in, out);
+  return cudaDeviceSynchronize();
+}
+
+// __syncwarp() between the steps is not enough when a step both reads and writes: lane t reads sdata[t + 16] in the
+// same statement in which lane t + 16 writes it.
+__device__ void warpReduceSyncwarpBetween(volatile float* sdata, unsigned tid) {
+  sdata[tid] += sdata[tid + 32];
+  __syncwarp();
+  sdata[tid] += sdata[tid + 16];  // @syncwarp-between-race
+  __syncwarp();
+  sdata[tid] += sdata[tid + 8];
+  __syncwarp();
+}
+__global__ void syncwarpBetweenUpdates(const float* in, float* out) {
+  __shared__ float sdata[64];
+  const unsigned tid = threadIdx.x;
+  sdata[tid] = in[tid];
+  __syncthreads();
+  if (tid < 32) warpReduceSyncwarpBetween(sdata, tid);
+  if (tid == 0) out[0] = sdata[0];
+}
+cudaError_t run_syncwarp_between_updates(const float* in, float* out) {
+  syncwarpBetweenUpdates<<<1, 64>>>(in, out);
+  return cudaDeviceSynchronize();
+}
+
+// tile.sync() reached by only some lanes of the tile.
+__global__ void partialTileSync(float* out) {
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+  if (tile.thread_rank() < 8) tile.sync();  // @partial-tile-sync
+  out[threadIdx.x] = 1.0f;
+}
+cudaError_t run_partial_tile_sync(float* out) {
+  partialTileSync<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+// A 16-thread tile's sync() orders only its own lanes: reading the other half's element is a race.
+__global__ void tileRace(float* out) {
+  __shared__ float s[32];
+  auto tile = cg::tiled_partition<16>(cg::this_thread_block());
+  s[threadIdx.x] = static_cast<float>(threadIdx.x);
+  tile.sync();
+  const float same = s[threadIdx.x ^ 1];    // the same tile: ordered by its sync()
+  const float other = s[threadIdx.x ^ 16];  // @tile-race
+  out[threadIdx.x] = same + other;
+}
+cudaError_t run_tile_race(float* out) {
+  tileRace<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+// A reference to a shared element is checked like the element: a write through it races with a neighbour's read.
+__global__ void referenceRace(float* out) {
+  __shared__ float s[64];
+  float& mine = s[threadIdx.x];
+  mine = 1.0f;
+  out[threadIdx.x] = s[(threadIdx.x + 1) % 64];  // @reference-race
+}
+cudaError_t run_reference_race(float* out) {
+  referenceRace<<<1, 64>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+// float4 stores fill tile[0..127]; tile[130] is read but no one wrote it.
+__global__ void float4ThenUnwritten(const float* in, float* out) {
+  __shared__ __align__(16) float tile[132];
+  reinterpret_cast<float4*>(tile)[threadIdx.x] = reinterpret_cast<const float4*>(in)[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = tile[threadIdx.x] + tile[130];  // @float4-unwritten
+}
+cudaError_t run_float4_then_unwritten(const float* in, float* out) {
+  float4ThenUnwritten<<<1, 32>>>(in, out);
+  return cudaDeviceSynchronize();
+}
+
+// A shared element read in a conditional is still checked: no barrier between the write and the read.
+__global__ void ternaryRace(float* out) {
+  __shared__ float s[32];
+  s[threadIdx.x] = 2.0f;
+  out[threadIdx.x] = threadIdx.x < 16 ? s[threadIdx.x + 16] : 0;  // @ternary-race
+}
+cudaError_t run_ternary_race(float* out) {
+  ternaryRace<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}

@@ -1,0 +1,78 @@
+// Self-tests of check mode on public CUDA idioms with a bug (kernels_idioms_bugs.cu): still found, at the right line.
+#include "kernels_idioms.h"
+#include "test_util.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+const char* const kFile = "kernels_idioms_bugs.cu";
+
+// The diagnoses of `category` that name the marked line: as the line reported, or as the other access's line.
+std::vector<course_cpu::Diagnostic> naming(const std::string& category, const std::string& marker) {
+  const int line = line_of(kFile, marker);
+  std::vector<course_cpu::Diagnostic> out;
+  for (const auto& d : of_category(course_cpu::take_diagnostics(), category))
+    if (d.line == line || d.message.find("line " + std::to_string(line)) != std::string::npos) out.push_back(d);
+  return out;
+}
+
+}  // namespace
+
+TEST(IdiomBugs, VolatileWarpReductionWithoutSyncwarpIsARace) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> in(std::vector<float>(64, 1.0f)), out(1);
+  run_volatile_without_syncwarp(in.ptr, out.ptr);
+  EXPECT_FALSE(naming("race", "@volatile-race").empty());
+}
+
+TEST(IdiomBugs, SyncwarpBetweenReadModifyWriteStepsIsStillARace) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> in(std::vector<float>(64, 1.0f)), out(1);
+  run_syncwarp_between_updates(in.ptr, out.ptr);
+  const auto d = naming("race", "@syncwarp-between-race");
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].line, line_of(kFile, "@syncwarp-between-race"));
+}
+
+TEST(IdiomBugs, TileSyncReachedBySomeLanesIsBarrierDivergence) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  EXPECT_EQ(run_partial_tile_sync(out.ptr), cudaErrorLaunchFailure);
+  const auto d = naming("barrier-divergence", "@partial-tile-sync");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("tile.sync()"), std::string::npos) << d[0].message;
+}
+
+TEST(IdiomBugs, TileSyncOrdersOnlyItsOwnLanes) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  EXPECT_EQ(run_tile_race(out.ptr), cudaSuccess);
+  const auto all = of_category(course_cpu::take_diagnostics(), "race");
+  ASSERT_EQ(all.size(), 1u);  // s[t ^ 1] (same tile) is ordered by the tile's sync()
+  EXPECT_EQ(all[0].line, line_of(kFile, "@tile-race"));
+}
+
+TEST(IdiomBugs, AReferenceToASharedElementIsChecked) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(64);
+  run_reference_race(out.ptr);
+  EXPECT_FALSE(naming("race", "@reference-race").empty());
+}
+
+TEST(IdiomBugs, ReadOfAnElementNoFloat4StoreWrote) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> in(std::vector<float>(128, 0.5f)), out(32);
+  run_float4_then_unwritten(in.ptr, out.ptr);
+  const auto d = of_category(course_cpu::take_diagnostics(), "uninitialized-shared-read");
+  ASSERT_EQ(d.size(), 1u);  // tile[130]; tile[threadIdx.x] was written through the float4 pointer
+  EXPECT_EQ(d[0].line, line_of(kFile, "@float4-unwritten"));
+  EXPECT_NE(d[0].message.find("tile[130]"), std::string::npos) << d[0].message;
+}
+
+TEST(IdiomBugs, ASharedElementInAConditionalIsStillChecked) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  run_ternary_race(out.ptr);
+  EXPECT_FALSE(naming("race", "@ternary-race").empty());
+}

@@ -1,0 +1,198 @@
+// Compile tests of course-rewrite: its output, with the CPU backend's headers, compiled by the real compiler in both
+// modes (idioms of public CUDA code; errors that point at the student's line; the marker of what the backend lacks).
+#include "../rewrite/rewriter.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using course_rewrite::Mode;
+using course_rewrite::rewrite;
+
+namespace {
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+// Compiles rewritten code with the real compiler.
+namespace {
+int compile(const std::string& cu_name, const std::string& source, Mode mode, std::string* diagnostics) {
+  const std::string dir = COURSE_CPU_TEST_TMP;
+  const std::string cu = dir + "/" + cu_name;
+  std::ofstream(cu) << source;
+  const std::string cpp = cu + (mode == Mode::check ? ".check.cpp" : ".fast.cpp");
+  std::ofstream(cpp) << rewrite(source, cu, mode);
+  const std::string log = cpp + ".log";
+  const std::string cmd = std::string(COURSE_CPU_CXX) + " -std=c++20 -fsyntax-only -Wno-unknown-pragmas -I" +
+                          COURSE_CPU_INCLUDE + " " + cpp + " > " + log + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *diagnostics = ss.str();
+  return rc;
+}
+
+const char* kTricky = R"cu(#include <cuda_runtime.h>
+#include <vector>
+// Comments with <<< and >>> and __shared__ must not confuse the rewriter.
+namespace ns {
+template <typename T, int TILE>
+__global__ void tiled(const T* __restrict__ a, T* out, int n) {
+  __shared__ T tile[TILE][TILE + 1];
+  extern __shared__ unsigned char raw[];
+  T* dyn = reinterpret_cast<T*>(raw);
+  const int x = threadIdx.x, y = threadIdx.y;
+  tile[y][x] = x < n ? a[y * n + x] : T(0);
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < TILE; ++k) dyn[x] = tile[x][k];
+  out[y * n + x] = tile[x][y] + max(x, y) + min(1.0f, 2.0f) + fmaxf(tile[0][0], 1.0f);
+}
+}  // namespace ns
+__device__ float warpSum(float v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
+  return v;
+}
+__global__ void reduce(const float* in, float* out) {
+  extern __shared__ float s[];
+  s[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  float v = warpSum(s[threadIdx.x]);
+  if (threadIdx.x == 0) atomicAdd(&out[0], v);
+  s[threadIdx.x]++;
+  s[threadIdx.x] *= 2;
+}
+template <typename T, typename S>
+__global__ void scaled(const T* in, T* out, S factor) {
+  __shared__ T s[32];
+  s[threadIdx.x] = in[threadIdx.x] * factor;
+  __syncthreads();
+  out[threadIdx.x] = s[31 - threadIdx.x];
+}
+void host(float* a, float* o, int n, cudaStream_t st) {
+  const char* msg = "kernel<<<1,1>>>()";
+  ns::tiled<float, 16><<<dim3(1, 1), dim3(16, 16),
+                          256 * sizeof(float), st>>>(a, o,
+                                                    n);
+  reduce<<<1, 32, 32 * sizeof(float)>>>(a, o);
+  ns::tiled<float, 16><<<1, 1>>>(a, o, n);
+  scaled<<<1, 32>>>(a, o, 2.0);
+  (void)msg;
+}
+)cu";
+}  // namespace
+
+TEST(RewriterCompile, TrickyFileCompilesInBothModes) {
+  std::string log;
+  EXPECT_EQ(compile("tricky.cu", kTricky, Mode::fast, &log), 0) << log;
+  EXPECT_EQ(compile("tricky.cu", kTricky, Mode::check, &log), 0) << log;
+}
+
+namespace {
+const char* kIdioms = R"cu(#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cuda_runtime.h>
+#include <cstdio>
+namespace cg = cooperative_groups;
+__device__ void warpReduce(volatile float* s, int t) { s[t] += s[t + 32]; }
+__device__ void swap2(float& a, float& b) { float t = a; a = b; b = t; }
+template <int N>
+__global__ void idioms(const float* in, float* out, int n) {
+  __shared__ float s[64];
+  __shared__ volatile int flags[32];
+  auto tile = cg::tiled_partition<N>(cg::this_thread_block());
+  float& r = s[threadIdx.x];
+  r = in[threadIdx.x];
+  flags[threadIdx.x % 32] = 1;
+  cg::this_thread_block().sync();
+  float v = threadIdx.x < n ? s[threadIdx.x] : 0;
+  v = cg::reduce(tile, v, cg::plus<float>()) + tile.shfl_down(s[threadIdx.x], 1);
+  if (threadIdx.x < 32) warpReduce(s, threadIdx.x);
+  swap2(s[0], s[1]);
+  reinterpret_cast<float4*>(s)[0] = make_float4(v, v, v, v);
+  printf("%f %d\n", s[0], flags[0]);
+  out[threadIdx.x] = v + r;
+}
+void host(const float* in, float* out) {
+  int grid = 0, block = 0, blocks = 0;
+  cudaFuncAttributes attr;
+  cudaFuncGetAttributes(&attr, idioms<32>);
+  cudaFuncSetAttribute(idioms<32>, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+  cudaOccupancyMaxPotentialBlockSize(&grid, &block, idioms<32>, 0, 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, idioms<16>, block, 0);
+  idioms<32><<<grid, 64>>>(in, out, 64);
+}
+)cu";
+}  // namespace
+
+TEST(RewriterCompile, PublicIdiomsCompileInBothModes) {
+  std::string log;
+  EXPECT_EQ(compile("idioms.cu", kIdioms, Mode::fast, &log), 0) << log;
+  EXPECT_EQ(compile("idioms.cu", kIdioms, Mode::check, &log), 0) << log;
+}
+
+// A feature the backend lacks fails with its marker, in an error placed in the backend's own headers (what the
+// grader's diagnostics.backend_gap recognizes as not the student's mistake).
+TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
+  const std::string headers = std::string(COURSE_CPU_INCLUDE);
+  const char* cases[][2] = {
+      {"grid.cu",
+       "#include <cooperative_groups.h>\n"
+       "__global__ void k() { auto g = cooperative_groups::this_grid(); g.sync(); }\n"},
+      {"coalesced.cu",
+       "#include <cooperative_groups.h>\n"
+       "__global__ void k() { auto g = cooperative_groups::coalesced_threads(); }\n"},
+      {"half.cu", "#include <cuda_fp16.h>\n__global__ void k(__half* h) {}\n"},
+      {"cooperative_launch.cu",
+       "#include <cuda_runtime.h>\n__global__ void k() {}\n"
+       "void f() { void* args[1]; cudaLaunchCooperativeKernel((void*)k, 1, 1, args); }\n"},
+      {"big_tile.cu",
+       "#include <cooperative_groups.h>\n"
+       "__global__ void k() { auto t = "
+       "cooperative_groups::tiled_partition<64>(cooperative_groups::this_thread_block()); }\n"},
+  };
+  int index = 0;
+  for (const auto& c : cases) {
+    for (Mode mode : {++index % 2 ? Mode::fast : Mode::check}) {  // the same headers in both: one mode each
+      std::string log;
+      EXPECT_NE(compile(c[0], c[1], mode, &log), 0) << c[0];
+      bool marked = false;
+      std::istringstream lines_of_log(log);
+      for (std::string line; std::getline(lines_of_log, line);)
+        marked = marked || (line.rfind(headers, 0) == 0 && contains(line, "error: ") &&
+                            contains(line, "course-cpu-unsupported: "));
+      EXPECT_TRUE(marked) << c[0] << ":\n" << log;
+    }
+  }
+}
+
+TEST(RewriterCompile, CompilerErrorsPointAtTheOriginalLine) {
+  std::string src;
+  for (int line = 1; line <= 30; ++line) {
+    if (line == 3)
+      src += "__global__ void k(float* a) {\n";
+    else if (line == 5)
+      src += "  __shared__ float s[8];\n";
+    else if (line == 6)
+      src += "  extern __shared__\n";
+    else if (line == 7)
+      src += "     float d[];\n";
+    else if (line == 9)
+      src += "}\n";
+    else if (line == 12)
+      src += "void h(float* p) { k<<<1,\n";
+    else if (line == 13)
+      src += "  32>>>(p); }\n";
+    else if (line == 17)
+      src += "int broken = undeclared_name;\n";
+    else
+      src += "// filler line " + std::to_string(line) + "\n";
+  }
+  for (Mode mode : {Mode::fast, Mode::check}) {
+    std::string log;
+    EXPECT_NE(compile("line17.cu", src, mode, &log), 0);
+    EXPECT_TRUE(contains(log, "line17.cu:17:")) << log;
+  }
+}
