@@ -12,13 +12,23 @@ solution when the solution changes:
     cpu = "timeout"                      # expected verdict(s) per backend: a string or a list (any of them)
     gpu = "timeout"
     message_contains = "..."             # optional; cpu_message_contains / gpu_message_contains for one backend
+    known_gap = "..."                    # optional; cpu_known_gap / gpu_known_gap for one backend (below)
     [[sample.edit]]                      # optional find/replace edits, applied with catalogue.apply_edits
     find = "..."
     replace = "..."
 
 `from = "solution"` is the lab's reference (solutions/NN_name/<file>: the file the path names, or the lab's only
 file); `catalogue:<entry>` a mutant of grader/labs/NN_name/catalogue.toml; `variant:<file>` a file of
-grader/labs/NN_name/variants/. Every error names the spec, the sample and the problem (SampleError).
+grader/labs/NN_name/variants/; `file:<path>` a file next to the spec (a relative path inside the spec's folder:
+whole attack files of the adversarial suite, grader/adversarial). Every error names the spec, the sample and the
+problem (SampleError).
+
+A spec may hold `include = ["other.toml", ...]` at the top: files next to it whose [[sample]] entries follow its own,
+in order (an included file includes nothing further); `file:` paths are relative to the file that names them.
+
+`known_gap` states that today's grader does not give the expected verdict, why, and the issue that tracks it: the
+expected verdicts stay what the grader should give, the check reports the gap on every run (expected.gaps), and it
+fails once the gap has closed (the expected verdict came), so that the entry is removed rather than forgotten.
 """
 from __future__ import annotations
 
@@ -46,8 +56,11 @@ _KEYS = {
     "message_contains",
     "cpu_message_contains",
     "gpu_message_contains",
+    "known_gap",
+    "cpu_known_gap",
+    "gpu_known_gap",
 }
-_SOURCE = re.compile(r"^(?P<kind>solution|catalogue|variant)(?::(?P<arg>.*))?$")
+_SOURCE = re.compile(r"^(?P<kind>solution|catalogue|variant|file)(?::(?P<arg>.*))?$")
 
 
 class SampleError(Exception):
@@ -65,6 +78,7 @@ class Sample:
     verdicts: dict[str, tuple[str, ...]]  # backend -> allowed verdicts
     message_contains: dict[str, str]  # backend -> text the message must contain ("" for none)
     spec: Path  # the samples.toml it comes from
+    known_gaps: dict[str, str] = dataclasses.field(default_factory=dict)  # backend -> why it does not get it yet
 
     @property
     def where(self) -> str:
@@ -132,11 +146,16 @@ def _sample(spec: Path, index: int, entry: object) -> Sample:
     source = _string(entry, "from", where)
     m = _SOURCE.match(source)
     if not m or (m.group("kind") == "solution") != (m.group("arg") is None) or m.group("arg") == "":
-        raise SampleError(f'{where}: from = "{source}": expected "solution", "catalogue:<entry>" or "variant:<file>"')
+        raise SampleError(
+            f'{where}: from = "{source}": expected "solution", "catalogue:<entry>", "variant:<file>" or "file:<path>"'
+        )
+    if m.group("kind") == "file" and (problem := _path_problem(m.group("arg"))):
+        raise SampleError(f"{where}: from = '{source}': {problem} (a path relative to the spec's folder)")
     edits = entry.get("edit", [])
     if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
         raise SampleError(f"{where}: 'edit' must be [[sample.edit]] tables with find and replace")
     common = _string(entry, "message_contains", where, "")
+    gap = _string(entry, "known_gap", where, "")
     return Sample(
         name=name,
         lab=lab,
@@ -147,25 +166,46 @@ def _sample(spec: Path, index: int, entry: object) -> Sample:
         verdicts={b: _verdicts(entry, b, where) for b in BACKENDS},
         message_contains={b: _string(entry, f"{b}_message_contains", where, common) for b in BACKENDS},
         spec=spec,
+        known_gaps={b: g for b in BACKENDS if (g := _string(entry, f"{b}_known_gap", where, gap))},
     )
 
 
-def load(spec: Path = SPEC) -> tuple[Sample, ...]:
-    """Every sample of the spec, in its order; checked for everything that does not need the labs."""
-    spec = Path(spec)
+def _entries(spec: Path, included: bool) -> list[tuple[Path, int, object]]:
+    """(file, index, entry) of every [[sample]] of `spec` and of the files it includes, in order."""
     try:
         data = tomllib.loads(spec.read_text(encoding="utf-8"))
     except OSError as e:
         raise SampleError(f"{spec}: cannot read the samples spec: {e.strerror}") from e
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise SampleError(f"{spec}: not valid TOML: {e}") from e
-    unknown = sorted(set(data) - {"sample"})
+    unknown = sorted(set(data) - ({"sample"} if included else {"sample", "include"}))
     if unknown:
-        raise SampleError(f"{spec}: unknown key or table '{unknown[0]}' (expected [[sample]] entries)")
+        more = " (an included file includes nothing further)" if unknown == ["include"] else ""
+        raise SampleError(f"{spec}: unknown key or table '{unknown[0]}' (expected [[sample]] entries){more}")
     entries = data.get("sample", [])
-    if not isinstance(entries, list) or not entries:
+    if not isinstance(entries, list):
+        raise SampleError(f"{spec}: 'sample' must be [[sample]] tables")
+    found = [(spec, i, e) for i, e in enumerate(entries)]
+    includes = data.get("include", [])
+    if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
+        raise SampleError(f"{spec}: include must be a list of file names next to it, not {includes!r}")
+    for name in includes:
+        if problem := _path_problem(name):
+            raise SampleError(f"{spec}: include '{name}': {problem} (a path relative to the spec's folder)")
+        try:
+            found += _entries(spec.parent / name, True)
+        except SampleError as e:
+            raise SampleError(f"{spec}: include '{name}': {e}") from e
+    return found
+
+
+def load(spec: Path = SPEC) -> tuple[Sample, ...]:
+    """Every sample of the spec and of the files it includes, in order; checked for everything that does not need
+    the labs."""
+    entries = _entries(Path(spec), False)
+    if not entries:
         raise SampleError(f"{spec}: no [[sample]] entry")
-    samples = tuple(_sample(spec, i, e) for i, e in enumerate(entries))
+    samples = tuple(_sample(path, i, e) for path, i, e in entries)
     names = [s.name for s in samples]
     for s in samples:
         if names.count(s.name) > 1:
@@ -221,6 +261,8 @@ def _base(sample: Sample, lab: Lab, repo_root: Path) -> str:
                 f"{lab.number}: {', '.join(known) or 'none'})"
             )
         return _read(path, sample, "the variant")
+    if kind == "file":
+        return _read(sample.spec.parent / arg, sample, "the file")
     try:
         mutants = catalogue.load_catalogue(lab, repo_root)
     except manifest.ManifestError as e:
@@ -275,13 +317,14 @@ def generate(
 
 
 def expectations(samples: tuple[Sample, ...]) -> dict[tuple[str, str], dict]:
-    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": {backend: str}, "why": str}},
-    the form expected.check takes."""
+    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": {backend: str},
+    "known_gap": {backend: why}, "why": str}}, the form expected.check takes."""
     return {
         (s.name, s.lab): {
             "cpu": list(s.verdicts["cpu"]),
             "gpu": list(s.verdicts["gpu"]),
             "message_contains": dict(s.message_contains),
+            "known_gap": dict(s.known_gaps),
             "why": s.why,
         }
         for s in samples
