@@ -11,6 +11,10 @@ VERDICTS = {
     "partial": "correct, performance between the baseline and the threshold (partial credit)",
     "slow": "correct, performance below the baseline",
     "correct": "correct; performance not graded here (it is graded on the course GPU)",
+    # Added with the adversarial suite so that its spec may name it; the lead's branch that grades it (issue 11) owns
+    # the wording: on a merge, keep that branch's entry.
+    "review": "correct, but faster than the hardware allows (faster than a copy of the bytes, or than cuBLAS): no "
+    "performance credit until someone has read the code",
     "wrong": "a correctness test failed",
     "perf-error": "correct, but the perf test failed a check (wrong result after timing, crash, hang)",
     "crash": "a test program crashed (illegal address, segfault, abort)",
