@@ -28,7 +28,9 @@ in order (an included file includes nothing further); `file:` paths are relative
 
 `known_gap` states that today's grader does not give the expected verdict, why, and the issue that tracks it: the
 expected verdicts stay what the grader should give, the check reports the gap on every run (expected.gaps), and it
-fails once the gap has closed (the expected verdict came), so that the entry is removed rather than forgotten.
+fails once the gap has closed (the expected verdict came), so that the entry is removed rather than forgotten. A
+`cpu_known_gap` is the CPU backend's: it applies to the gpu verdict too where the GPU tree also builds check mode
+(expected.check's check_mode), since the CPU backend compiles the file there as well.
 """
 from __future__ import annotations
 
