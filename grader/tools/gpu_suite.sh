@@ -6,13 +6,16 @@
 #   4. bank conflicts of lab 04 under Nsight Compute, when ncu and the lab exist;
 #   5. bench: the figures' sweeps (grader/bench/run_all.sh on build/gpu): <output dir>/data/NAME.json (copy them to
 #      docs/data/) and <output dir>/figures/NAME.png (to docs/figures/), logs in <output dir>/bench/. About 5 minutes.
+#   6. adversarial: the adversarial suite (grader/adversarial) graded with the GPU backend, every gpu expectation and
+#      known gap checked (grader/adversarial/run.py --backend gpu; outputs in <output dir>/adversarial). Needs
+#      bubblewrap: without a sandbox it is skipped, never run.
 # Usage: grader/tools/gpu_suite.sh <output dir> [stages] [calibration runs, default 5]
-#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench (default: all), so a long suite can
-#   be split over several calls on the same machine.
+#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench,adversarial (default: all), so a
+#   long suite can be split over several calls on the same machine.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: gpu_suite.sh <output dir> [stages] [runs]}
-stages=${2:-build,selftest,student,calibrate,ncu,bench}
+stages=${2:-build,selftest,student,calibrate,ncu,bench,adversarial}
 runs=${3:-5}
 want() { [[ ",$stages," == *",$1,"* ]]; }
 mkdir -p "$out"
@@ -62,6 +65,16 @@ if want bench; then
   step "bench: the figures' sweeps (grader/bench/run_all.sh): $out/data, $out/figures"
   BUILD_DIR=build/gpu CUDA_ARCHS="$arch" JOBS="$jobs" grader/bench/run_all.sh "$out" > "$out/bench.log" 2>&1 || status=1
   sed -n '/^run_bench: /,$p' "$out/bench.log" | tee -a "$out/summary.txt"
+fi
+if want adversarial; then
+  step "adversarial suite on the GPU backend (grader/adversarial/run.py): $out/adversarial"
+  python3 grader/adversarial/run.py --backend gpu --out "$out/adversarial" > "$out/adversarial.log" 2>&1
+  case $? in
+    0) ;;
+    77) step "adversarial suite SKIPPED: $(grep -m1 SKIPPED "$out/adversarial.log")" ;;
+    *) status=1 ;;
+  esac
+  sed -n '/^run.py: [0-9]* submissions graded/,$p' "$out/adversarial.log" | tee -a "$out/summary.txt"
 fi
 step "done (status $status)"
 exit $status
