@@ -72,5 +72,9 @@ def gaps(
     for student, lab, spec, r in _graded(results, expected):
         gap = _gap(spec, backend, check_mode)
         if gap and r is not None and not _as_expected(r, spec, backend):
-            lines.append(f"{student} lab{lab}: verdict {r.verdict}, should be {' or '.join(spec[backend])}: {gap}")
+            if r.verdict in spec[backend]:
+                today = f"verdict {r.verdict} as expected, but its message lacks '{spec['message_contains'][backend]}'"
+            else:
+                today = f"verdict {r.verdict}, should be {' or '.join(spec[backend])}"
+            lines.append(f"{student} lab{lab}: {today}: {gap}")
     return lines

@@ -99,6 +99,17 @@ class Checker(TempDirTest):
         self.assertEqual(len(expected.gaps(built, spec, "gpu", check_mode=True)), 1)
         self.assertEqual(expected.check([result("carol", "pass")], spec, "gpu"), [])
 
+    def test_a_known_gap_in_the_message(self):
+        spec = {
+            ("dan", "02"): dict(self.SPEC[("alice", "01")], cpu=["build-error"], known_gap={"cpu": "collect2 only"})
+        }
+        spec[("dan", "02")]["message_contains"] = {"cpu": "uncoalesced_gemm", "gpu": "uncoalesced_gemm"}
+        today = [result("dan", "build-error", "collect2: error: ld returned 1 exit status", lab="02")]
+        self.assertEqual(expected.check(today, spec, "cpu"), [])
+        self.assertIn("as expected, but its message lacks 'uncoalesced_gemm'", expected.gaps(today, spec, "cpu")[0])
+        closed = [result("dan", "build-error", "undefined reference to `uncoalesced_gemm(...)'", lab="02")]
+        self.assertIn("the known gap has closed", expected.check(closed, spec, "cpu")[0])
+
     def test_traces_of_an_escape_are_found_and_removed_before_a_run(self):
         top, deep = self.tmp / "top", self.tmp / "out"
         (deep / "x" / "y").mkdir(parents=True)
