@@ -6,6 +6,10 @@
 #                          ./setup.sh's main job and reused by later runs: minutes the first time on 2 cores)
 #   course.grader.idioms   the same for the kernels in public CUDA idioms of grader/idioms/idioms.toml (labs 01 and
 #                          06), in the grading tree of course.grader.samples (--work), outputs in <build>/grades-idioms
+#   course.grader.adversarial  the public adversarial suite (grader/adversarial/suite.toml and hangs.toml: escapes,
+#                          forged verdicts, the seed, perf cheats, resource abuse, honest unusual code) graded on the
+#                          CPU backend by grader/adversarial/run.py, which checks every verdict and that no attack left a
+#                          trace; it shares course.grader.samples' grading tree. Skipped (exit 77) without a sandbox.
 #   course.grader.slurm    a small class graded through a one-node Slurm cluster equals a one-machine run (below)
 
 add_test(NAME course.grader.unit
@@ -28,6 +32,12 @@ add_test(NAME course.grader.idioms
                  --work "${CMAKE_BINARY_DIR}/grades/.work" --backend cpu --labs 01,06 --test-timeout 45 --no-plots
          WORKING_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}")
 set_tests_properties(course.grader.idioms PROPERTIES LABELS "selftest;grader" TIMEOUT 3600 RUN_SERIAL TRUE)
+add_test(NAME course.grader.adversarial
+         COMMAND Python3::Interpreter "${CMAKE_CURRENT_LIST_DIR}/adversarial/run.py" --backend cpu
+                 --out "${CMAKE_BINARY_DIR}/adversarial" --work "${CMAKE_BINARY_DIR}/grades/.work"
+         WORKING_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}")
+set_tests_properties(course.grader.adversarial PROPERTIES LABELS "selftest;grader" TIMEOUT 3600 RUN_SERIAL TRUE
+                                                          SKIP_RETURN_CODE 77)
 
 # course.grader.slurm: grades a small class through a one-node Slurm cluster started on this machine
 # (grader/slurm/start_cluster.sh, its own run folder and ports) and checks that the merged outputs equal a one-machine

@@ -278,6 +278,9 @@ def grade(args: argparse.Namespace) -> int:
         print("grade.py: the submissions folder holds no submission (no subfolder, .zip or .tar.gz)", file=sys.stderr)
     if wanted is None:
         return 0
+    open_gaps = expected.gaps(results, wanted, backend)
+    if open_gaps:
+        print(f"grade.py: known gaps still open ({len(open_gaps)}):\n  " + "\n  ".join(open_gaps), file=sys.stderr)
     mismatches = expected.check(results, wanted, backend)
     if mismatches:
         print(f"grade.py: verdicts differ from {expect}:\n  " + "\n  ".join(mismatches), file=sys.stderr)

@@ -7,21 +7,30 @@ solution when the solution changes:
     name = "hanging"                     # the student id: the generated folder's name
     lab = "01"                           # the lab it is graded as
     path = "01_matadd/matadd.cu"         # the file inside the submission (relative; the layout tests the intake)
-    from = "variant:scalar_256.cu"       # "solution" | "catalogue:<entry>" | "variant:<file>"; or instead:
-    source = "file.cu"                   # a whole file, relative to the spec's folder
+    from = "variant:scalar_256.cu"       # "solution" | "catalogue:<entry>" | "variant:<file>" | "file:<path>"
     why = "an endless loop in the kernel"
     cpu = "timeout"                      # expected verdict(s) per backend: a string or a list (any of them)
     gpu = "timeout"
     message_contains = "..."             # optional; cpu_message_contains / gpu_message_contains for one backend
+    known_gap = "..."                    # optional; cpu_known_gap / gpu_known_gap for one backend (below)
     [[sample.edit]]                      # optional find/replace edits, applied with catalogue.apply_edits
     find = "..."
     replace = "..."
 
 `from = "solution"` is the lab's reference (solutions/NN_name/<file>: the file the path names, or the lab's only
 file); `catalogue:<entry>` a mutant of grader/labs/NN_name/catalogue.toml; `variant:<file>` a file of
-grader/labs/NN_name/variants/. `source` (exactly one of `from` and `source`) names a whole file next to the spec, for
-submissions that are not an edit of the course's own files (grader/idioms/). Every error names the spec, the sample
-and the problem (SampleError).
+grader/labs/NN_name/variants/; `file:<path>` a file next to the spec (a relative path inside the spec's folder:
+whole attack files of the adversarial suite, grader/adversarial). Every error names the spec, the sample and the
+problem (SampleError).
+
+A spec may hold `include = ["other.toml", ...]` at the top: files next to it whose [[sample]] entries follow its own,
+in order (an included file includes nothing further); `file:` paths are relative to the file that names them.
+
+`known_gap` states that today's grader does not give the expected verdict, why, and the issue that tracks it: the
+expected verdicts stay what the grader should give, the check reports the gap on every run (expected.gaps), and it
+fails once the gap has closed (the expected verdict came), so that the entry is removed rather than forgotten. A
+`cpu_known_gap` is the CPU backend's: it applies to the gpu verdict too where the GPU tree also builds check mode
+(expected.check's check_mode), since the CPU backend compiles the file there as well.
 """
 from __future__ import annotations
 
@@ -42,7 +51,6 @@ _KEYS = {
     "lab",
     "path",
     "from",
-    "source",
     "why",
     "edit",
     "cpu",
@@ -50,8 +58,11 @@ _KEYS = {
     "message_contains",
     "cpu_message_contains",
     "gpu_message_contains",
+    "known_gap",
+    "cpu_known_gap",
+    "gpu_known_gap",
 }
-_SOURCE = re.compile(r"^(?P<kind>solution|catalogue|variant)(?::(?P<arg>.*))?$")
+_SOURCE = re.compile(r"^(?P<kind>solution|catalogue|variant|file)(?::(?P<arg>.*))?$")
 
 
 class SampleError(Exception):
@@ -63,13 +74,13 @@ class Sample:
     name: str  # the student id
     lab: str  # "01"
     path: str  # inside the submission, POSIX, relative
-    source: str  # the spec's `from` ("" with source_file)
+    source: str  # the spec's `from`
     why: str
     edits: tuple[dict, ...]
     verdicts: dict[str, tuple[str, ...]]  # backend -> allowed verdicts
     message_contains: dict[str, str]  # backend -> text the message must contain ("" for none)
     spec: Path  # the samples.toml it comes from
-    source_file: str = ""  # the spec's `source`: a file relative to the spec's folder
+    known_gaps: dict[str, str] = dataclasses.field(default_factory=dict)  # backend -> why it does not get it yet
 
     @property
     def where(self) -> str:
@@ -77,8 +88,8 @@ class Sample:
 
     @property
     def origin(self) -> str:
-        """Where its text comes from, as the spec says it: "from = '...'" or "source = '...'"."""
-        return f"source = '{self.source_file}'" if self.source_file else f"from = '{self.source}'"
+        """Where its text comes from, as the spec says it."""
+        return f"from = '{self.source}'"
 
 
 # ---- reading the spec -----------------------------------------------------------------------------------------------
@@ -139,21 +150,19 @@ def _sample(spec: Path, index: int, entry: object) -> Sample:
     path = _string(entry, "path", where)
     if problem := _path_problem(path):
         raise SampleError(f"{where}: path = '{path}': {problem}")
-    source_file = _string(entry, "source", where, "")
-    if ("from" in entry) == bool(source_file):
-        raise SampleError(f"{where}: give exactly one of 'from' (the course's own file) and 'source' (a file)")
-    if source_file and (problem := _path_problem(source_file)):
-        raise SampleError(f"{where}: source = '{source_file}': {problem}")
-    source = "" if source_file else _string(entry, "from", where)
+    source = _string(entry, "from", where)
     m = _SOURCE.match(source)
-    if not source_file and (
-        not m or (m.group("kind") == "solution") != (m.group("arg") is None) or m.group("arg") == ""
-    ):
-        raise SampleError(f'{where}: from = "{source}": expected "solution", "catalogue:<entry>" or "variant:<file>"')
+    if not m or (m.group("kind") == "solution") != (m.group("arg") is None) or m.group("arg") == "":
+        raise SampleError(
+            f'{where}: from = "{source}": expected "solution", "catalogue:<entry>", "variant:<file>" or "file:<path>"'
+        )
+    if m.group("kind") == "file" and (problem := _path_problem(m.group("arg"))):
+        raise SampleError(f"{where}: from = '{source}': {problem} (a path relative to the spec's folder)")
     edits = entry.get("edit", [])
     if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
         raise SampleError(f"{where}: 'edit' must be [[sample.edit]] tables with find and replace")
     common = _string(entry, "message_contains", where, "")
+    gap = _string(entry, "known_gap", where, "")
     return Sample(
         name=name,
         lab=lab,
@@ -164,26 +173,46 @@ def _sample(spec: Path, index: int, entry: object) -> Sample:
         verdicts={b: _verdicts(entry, b, where) for b in BACKENDS},
         message_contains={b: _string(entry, f"{b}_message_contains", where, common) for b in BACKENDS},
         spec=spec,
-        source_file=source_file,
+        known_gaps={b: g for b in BACKENDS if (g := _string(entry, f"{b}_known_gap", where, gap))},
     )
 
 
-def load(spec: Path = SPEC) -> tuple[Sample, ...]:
-    """Every sample of the spec, in its order; checked for everything that does not need the labs."""
-    spec = Path(spec)
+def _entries(spec: Path, included: bool) -> list[tuple[Path, int, object]]:
+    """(file, index, entry) of every [[sample]] of `spec` and of the files it includes, in order."""
     try:
         data = tomllib.loads(spec.read_text(encoding="utf-8"))
     except OSError as e:
         raise SampleError(f"{spec}: cannot read the samples spec: {e.strerror}") from e
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise SampleError(f"{spec}: not valid TOML: {e}") from e
-    unknown = sorted(set(data) - {"sample"})
+    unknown = sorted(set(data) - ({"sample"} if included else {"sample", "include"}))
     if unknown:
-        raise SampleError(f"{spec}: unknown key or table '{unknown[0]}' (expected [[sample]] entries)")
+        more = " (an included file includes nothing further)" if unknown == ["include"] else ""
+        raise SampleError(f"{spec}: unknown key or table '{unknown[0]}' (expected [[sample]] entries){more}")
     entries = data.get("sample", [])
-    if not isinstance(entries, list) or not entries:
+    if not isinstance(entries, list):
+        raise SampleError(f"{spec}: 'sample' must be [[sample]] tables")
+    found = [(spec, i, e) for i, e in enumerate(entries)]
+    includes = data.get("include", [])
+    if not isinstance(includes, list) or not all(isinstance(i, str) for i in includes):
+        raise SampleError(f"{spec}: include must be a list of file names next to it, not {includes!r}")
+    for name in includes:
+        if problem := _path_problem(name):
+            raise SampleError(f"{spec}: include '{name}': {problem} (a path relative to the spec's folder)")
+        try:
+            found += _entries(spec.parent / name, True)
+        except SampleError as e:
+            raise SampleError(f"{spec}: include '{name}': {e}") from e
+    return found
+
+
+def load(spec: Path = SPEC) -> tuple[Sample, ...]:
+    """Every sample of the spec and of the files it includes, in order; checked for everything that does not need
+    the labs."""
+    entries = _entries(Path(spec), False)
+    if not entries:
         raise SampleError(f"{spec}: no [[sample]] entry")
-    samples = tuple(_sample(spec, i, e) for i, e in enumerate(entries))
+    samples = tuple(_sample(path, i, e) for path, i, e in entries)
     names = [s.name for s in samples]
     for s in samples:
         if names.count(s.name) > 1:
@@ -211,9 +240,7 @@ def _read(path: Path, sample: Sample, what: str) -> str:
 
 
 def _base(sample: Sample, lab: Lab, repo_root: Path) -> str:
-    """The text `from` or `source` names, before the edits."""
-    if sample.source_file:
-        return _read(sample.spec.parent / sample.source_file, sample, "the source file")
+    """The text `from` names, before the edits."""
     m = _SOURCE.match(sample.source)
     kind, arg = m.group("kind"), m.group("arg")
     if kind == "solution":
@@ -240,6 +267,8 @@ def _base(sample: Sample, lab: Lab, repo_root: Path) -> str:
                 f"{lab.number}: {', '.join(known) or 'none'})"
             )
         return _read(path, sample, "the variant")
+    if kind == "file":
+        return _read(sample.spec.parent / arg, sample, "the file")
     try:
         mutants = catalogue.load_catalogue(lab, repo_root)
     except manifest.ManifestError as e:
@@ -294,13 +323,14 @@ def generate(
 
 
 def expectations(samples: tuple[Sample, ...]) -> dict[tuple[str, str], dict]:
-    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": {backend: str}, "why": str}},
-    the form expected.check takes."""
+    """{(student, lab number): {"cpu": [verdicts], "gpu": [verdicts], "message_contains": {backend: str},
+    "known_gap": {backend: why}, "why": str}}, the form expected.check takes."""
     return {
         (s.name, s.lab): {
             "cpu": list(s.verdicts["cpu"]),
             "gpu": list(s.verdicts["gpu"]),
             "message_contains": dict(s.message_contains),
+            "known_gap": dict(s.known_gaps),
             "why": s.why,
         }
         for s in samples

@@ -74,23 +74,6 @@ class Generator(TempDirTest):
         self.fails(GOOD.replace("scalar_256.cu", "nope.cu"), "sample 'alice'", "does not exist", "scalar_16x16.cu")
         self.fails(GOOD.replace("scalar_256.cu", "../lab.toml"), "sample 'alice'", "plain file name")
 
-    def test_source_is_a_whole_file_next_to_the_spec(self):
-        (self.tmp / "kernels").mkdir()
-        (self.tmp / "kernels" / "mine.cu").write_text("// my own matadd\n")
-        text = GOOD.replace('from = "variant:scalar_256.cu"', 'source = "kernels/mine.cu"')
-        self.generate(text[: text.index("[[sample.edit]]")])
-        self.assertEqual((self.tmp / "out" / "alice" / "01_matadd" / "matadd.cu").read_text(), "// my own matadd\n")
-        with_edit = text.replace('find = "c[i] = a[i] + b[i];"', 'find = "my own"').replace(
-            'replace = "c[i] = a[i] + a[i];"', 'replace = "your own"'
-        )
-        self.generate(with_edit)
-        self.assertEqual((self.tmp / "out" / "alice" / "01_matadd" / "matadd.cu").read_text(), "// your own matadd\n")
-        self.fails(text.replace("kernels/mine.cu", "kernels/none.cu"), "source = 'kernels/none.cu'", "cannot read")
-        self.fails(text.replace("kernels/mine.cu", "../mine.cu"), "source = '../mine.cu'", "escape", when="load")
-        both = text.replace('source = "kernels/mine.cu"', 'source = "kernels/mine.cu"\nfrom = "solution"')
-        self.fails(both, "exactly one of 'from'", when="load")
-        self.fails(text.replace('source = "kernels/mine.cu"', ""), "exactly one of 'from'", when="load")
-
     def test_catalogue_entry(self):
         text = GOOD.replace("variant:scalar_256.cu", "catalogue:missing_bounds_guard")
         text = text[: text.index("[[sample.edit]]")]
@@ -162,3 +145,47 @@ class Generator(TempDirTest):
         self.assertEqual(self.generate(GOOD.replace('lab = "01"', 'lab = "42"')), [])
         with self.assertRaises(samples.SampleError):
             samples.text(samples.load(self.spec(GOOD.replace('lab = "01"', 'lab = "42"')))[0], COURSE.labs)
+
+
+class FilesIncludesAndGaps(Generator):
+    """The adversarial suite's additions: `from = "file:<path>"`, `include = [...]`, `known_gap`."""
+
+    def test_a_file_next_to_the_spec(self):
+        (self.tmp / "cases").mkdir()
+        (self.tmp / "cases" / "attack.cu").write_text("void matadd() {}  // ATTACK\n")
+        text = GOOD.replace("variant:scalar_256.cu", "file:cases/attack.cu").replace(
+            'find = "c[i] = a[i] + b[i];"\nreplace = "c[i] = a[i] + a[i];"', 'find = "// ATTACK"\nreplace = "// done"'
+        )
+        self.generate(text)
+        self.assertEqual(
+            (self.tmp / "out" / "alice" / "01_matadd" / "matadd.cu").read_text(), "void matadd() {}  // done\n"
+        )
+        for bad, needle in (
+            ("file:../x.cu", "'..'"),
+            ("file:/etc/passwd", "absolute"),
+            ("file:", 'expected "solution"'),
+        ):
+            self.fails(GOOD.replace("variant:scalar_256.cu", bad), "sample 'alice'", needle, when="load")
+        self.fails(GOOD.replace("variant:scalar_256.cu", "file:nope.cu"), "sample 'alice'", "cannot read the file")
+
+    def test_included_specs_follow_in_order(self):
+        (self.tmp / "more.toml").write_text(GOOD.replace('"alice"', '"bob"'))
+        found = samples.load(self.spec('include = ["more.toml"]\n' + GOOD))
+        self.assertEqual([s.name for s in found], ["alice", "bob"])
+        self.assertEqual(found[1].spec, self.tmp / "more.toml")  # its errors and file: paths are its own
+        self.assertEqual([s.name for s in samples.load(self.spec('include = ["more.toml"]\n'))], ["bob"])
+        (self.tmp / "more.toml").write_text('include = ["other.toml"]\n' + GOOD.replace('"alice"', '"bob"'))
+        self.fails('include = ["more.toml"]\n', "more.toml", "includes nothing further", when="load")
+        (self.tmp / "more.toml").write_text(GOOD)
+        self.fails('include = ["more.toml"]\n' + GOOD, "two samples have this name", when="load")
+        self.fails('include = ["../more.toml"]\n' + GOOD, "include '../more.toml'", when="load")
+        self.fails('include = "more.toml"\n' + GOOD, "include must be a list", when="load")
+
+    def test_known_gaps_per_backend(self):
+        both = samples.load(self.spec(GOOD.replace('why = "adds A to itself"', 'why = "x"\nknown_gap = "y"')))[0]
+        self.assertEqual(both.known_gaps, {"cpu": "y", "gpu": "y"})
+        one = samples.load(self.spec(GOOD.replace('why = "adds A to itself"', 'why = "x"\ngpu_known_gap = "z"')))[0]
+        self.assertEqual(one.known_gaps, {"gpu": "z"})
+        self.assertEqual(samples.expectations((one,))[("alice", "01")]["known_gap"], {"gpu": "z"})
+        self.assertEqual(samples.load(self.spec(GOOD))[0].known_gaps, {})
+        self.fails(GOOD.replace('why = "adds A to itself"', 'why = "x"\nknown_gap = 1'), "'known_gap'", when="load")

@@ -15,6 +15,16 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: gpu_suite.sh <output dir> [stages] [runs]}
 stages=${2:-build,selftest,student,calibrate,ncu,bench,idioms}
+#   6. adversarial: the adversarial suite (grader/adversarial) graded with the GPU backend, every gpu expectation and
+#      known gap checked (grader/adversarial/run.py --backend gpu; outputs in <output dir>/adversarial). Needs
+#      bubblewrap: without a sandbox it is skipped, never run.
+# Usage: grader/tools/gpu_suite.sh <output dir> [stages] [calibration runs, default 5]
+#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench,adversarial (default: all), so a
+#   long suite can be split over several calls on the same machine.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:?usage: gpu_suite.sh <output dir> [stages] [runs]}
+stages=${2:-build,selftest,student,calibrate,ncu,bench,adversarial}
 runs=${3:-5}
 want() { [[ ",$stages," == *",$1,"* ]]; }
 mkdir -p "$out"
@@ -77,6 +87,15 @@ if want idioms; then
     step "idioms: SKIPPED, no Boost.Context (sudo apt-get install libboost-context-dev): no check mode to run first"
     status=1
   fi
+if want adversarial; then
+  step "adversarial suite on the GPU backend (grader/adversarial/run.py): $out/adversarial"
+  python3 grader/adversarial/run.py --backend gpu --out "$out/adversarial" > "$out/adversarial.log" 2>&1
+  case $? in
+    0) ;;
+    77) step "adversarial suite SKIPPED: $(grep -m1 SKIPPED "$out/adversarial.log")" ;;
+    *) status=1 ;;
+  esac
+  sed -n '/^run.py: [0-9]* submissions graded/,$p' "$out/adversarial.log" | tee -a "$out/summary.txt"
 fi
 step "done (status $status)"
 exit $status
