@@ -8,23 +8,16 @@
 #      docs/data/) and <output dir>/figures/NAME.png (to docs/figures/), logs in <output dir>/bench/. About 5 minutes.
 #   6. idioms: the kernels in public CUDA idioms of grader/idioms graded on this GPU by the grader, each against the
 #      gpu verdict its spec expects (the CPU ones are the ctest course.grader.idioms): <output dir>/idioms.log.
-# Usage: grader/tools/gpu_suite.sh <output dir> [stages] [calibration runs, default 5]
-#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench,idioms (default: all), so a long
-#   suite can be split over several calls on the same machine.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-out=${1:?usage: gpu_suite.sh <output dir> [stages] [runs]}
-stages=${2:-build,selftest,student,calibrate,ncu,bench,idioms}
-#   6. adversarial: the adversarial suite (grader/adversarial) graded with the GPU backend, every gpu expectation and
+#   7. adversarial: the adversarial suite (grader/adversarial) graded with the GPU backend, every gpu expectation and
 #      known gap checked (grader/adversarial/run.py --backend gpu; outputs in <output dir>/adversarial). Needs
 #      bubblewrap: without a sandbox it is skipped, never run.
 # Usage: grader/tools/gpu_suite.sh <output dir> [stages] [calibration runs, default 5]
-#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench,adversarial (default: all), so a
-#   long suite can be split over several calls on the same machine.
+#   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench,idioms,adversarial (default: all),
+#   so a long suite can be split over several calls on the same machine.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:?usage: gpu_suite.sh <output dir> [stages] [runs]}
-stages=${2:-build,selftest,student,calibrate,ncu,bench,adversarial}
+stages=${2:-build,selftest,student,calibrate,ncu,bench,idioms,adversarial}
 runs=${3:-5}
 want() { [[ ",$stages," == *",$1,"* ]]; }
 mkdir -p "$out"
@@ -87,6 +80,7 @@ if want idioms; then
     step "idioms: SKIPPED, no Boost.Context (sudo apt-get install libboost-context-dev): no check mode to run first"
     status=1
   fi
+fi
 if want adversarial; then
   step "adversarial suite on the GPU backend (grader/adversarial/run.py): $out/adversarial"
   python3 grader/adversarial/run.py --backend gpu --out "$out/adversarial" > "$out/adversarial.log" 2>&1
