@@ -122,7 +122,8 @@ class Ordering(unittest.TestCase):
         self.assertEqual({s.gpu for s in line.spans}, {"0", "1"})
 
     def test_defaults(self):
-        self.assertEqual(pipeline.default_jobs(0, 2), 1)
+        self.assertEqual(pipeline.default_jobs(0, 2), 2)
+        self.assertEqual(pipeline.default_jobs(0, 1), 1)
         self.assertEqual(pipeline.default_jobs(1, 16), 2)
         self.assertEqual(pipeline.default_jobs(1, 2), 1)  # no core to spare for a second build
         self.assertEqual(pipeline.default_jobs(8, 16), 8)
