@@ -184,6 +184,7 @@ def grade(folder: Path, out: Path, work: Path, args: argparse.Namespace, jobs: i
     cmd = [sys.executable, str(ROOT / "grader" / "grade.py"), str(folder), "--out", str(out), "--work", str(work)]
     cmd += ["--backend", args.backend, "--jobs", str(jobs), "--no-plots"]
     cmd += ["--test-timeout", str(args.test_timeout)] if args.test_timeout else []
+    cmd += ["--no-sandbox"] if args.no_sandbox else []
     start = time.monotonic()
     c = subprocess.run(cmd)
     if c.returncode != 0:
@@ -223,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backend", choices=["auto", "cpu", "gpu"], default="auto")
     p.add_argument("--jobs", type=int, default=0, help="grade.py --jobs (default: grade.py's)")
     p.add_argument("--test-timeout", type=float, default=0, help="grade.py --test-timeout (default: course.toml)")
+    p.add_argument("--no-sandbox", action="store_true", help="grade.py --no-sandbox (where bwrap cannot run)")
     p.add_argument("--out", type=Path, default=ROOT / "build" / "throughput", help="class, outputs and build trees")
     p.add_argument("--label", default="", help="appended to the record's name, e.g. jobs1")
     p.add_argument("--record", type=Path, default=None, help="where to write the record (default: under runs/)")
@@ -297,6 +299,7 @@ def run(args: argparse.Namespace) -> int:
         "jobs": jobs,
         "build_jobs": pipeline.build_jobs(jobs, len(gpu_ids), pipeline.cores()),
         "test_seconds": args.test_timeout or course.limits.test_seconds,
+        "sandbox": not args.no_sandbox,
         "class": {
             "students": len(students),
             "labs": [lab.number for lab in labs],
