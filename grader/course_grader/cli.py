@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import assignments, config, expected, gpus, grading, intake, regrade, report, samples, sandbox, slurm
+from . import assignments, config, expected, gpus, grading, intake, pipeline, regrade, report, samples, sandbox, slurm
 from .assignments import Assignment
 from .manifest import Lab
 from .verdicts import GraderError
@@ -49,7 +49,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--jobs",
         type=int,
         default=0,
-        help="parallel workers, each with its own build tree (default: 1; with GPUs: one per GPU)",
+        help="parallel workers, each with its own build tree (default: 2, 1 on one core; with GPUs: two per GPU, one "
+        "building while the other's tests hold the GPU, where there are 2 cores per worker)",
     )
     p.add_argument("--labs", default="", help="comma-separated lab numbers, e.g. 01,03 (default: all)")
     p.add_argument(
@@ -107,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, config.ConfigError, samples.SampleError, regrade.RegradeError) as e:
         print(f"grade.py: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\ngrade.py: interrupted: the running tests were stopped and no output was written", file=sys.stderr)
+        return 130
 
 
 # ---- the grade command ----------------------------------------------------------------------------------------------
@@ -231,7 +235,7 @@ def grade(args: argparse.Namespace) -> int:
         regrade.check_alike(previous, labs, backend, policy.note)
     if spec is not None:
         _generate(spec, submissions, labs)
-    jobs = args.jobs or (len(gpu_ids) if gpu_ids else 1)
+    jobs = args.jobs or pipeline.default_jobs(len(gpu_ids), pipeline.cores())
 
     subs, ignored = intake.discover(submissions, course, labs)
     opts = grading.Options(backend=backend, jobs=jobs, seed=args.seed, gpus=gpu_ids, work=work, quiet=args.quiet)

@@ -50,6 +50,26 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
+class Stopped(Exception):
+    """Grading is stopping (ctrl-C): no program is started any more (kill_running)."""
+
+
+_running: set[int] = set()  # the process groups of the programs run() is waiting for
+_running_lock = threading.Lock()
+_stopping = False
+
+
+def kill_running(stop: bool = True) -> None:
+    """Kills every program run() is waiting for (its whole process group); with `stop`, run() starts none until
+    kill_running(False). Used when grading is interrupted (pipeline.py)."""
+    global _stopping
+    with _running_lock:
+        _stopping = stop
+        groups = list(_running) if stop else []
+    for pgid in groups:
+        _kill_group(pgid)
+
+
 def _tail(log: Path, tail_bytes: int) -> str:
     with open(log, "rb") as f:
         f.seek(0, os.SEEK_END)
@@ -76,6 +96,8 @@ def run(
     if max_output_bytes and shutil.which("prlimit"):
         cmd = ["prlimit", f"--fsize={max_output_bytes}", "--core=0", "--"] + cmd
     as_user = {} if user is None or os.geteuid() != 0 else {"user": user, "group": user, "extra_groups": []}
+    if _stopping:
+        raise Stopped(f"grading is stopping: {Path(cmd[0]).name} not started")
     start = time.monotonic()
     with open(log, "wb") as out:
         proc = subprocess.Popen(
@@ -89,6 +111,10 @@ def run(
             pass_fds=pass_fds,
             **as_user,
         )
+        with _running_lock:
+            _running.add(proc.pid)
+            if _stopping:  # kill_running() came between the check above and this program's start
+                _kill_group(proc.pid)
         timed_out = False
         try:
             proc.wait(timeout=timeout)
@@ -98,6 +124,8 @@ def run(
             proc.wait()
         finally:
             _kill_group(proc.pid)  # children that outlived their parent
+            with _running_lock:
+                _running.discard(proc.pid)
     seconds = time.monotonic() - start
     return Completed(None if timed_out else proc.returncode, timed_out, seconds, _tail(log, tail_bytes))
 
