@@ -202,9 +202,9 @@ def _as_user(uid: int | None) -> dict:
 def give_to_sandbox(path: Path, policy: Policy | None = None) -> None:
     """A folder the sandbox must write (a build tree, its compiler cache): owned by the sandbox's user."""
     policy = policy or current()
+    path.mkdir(parents=True, exist_ok=True)  # it must exist to be bound, whoever the sandbox runs as
     if not policy.enabled or policy.uid is None or os.geteuid() != 0:
         return
-    path.mkdir(parents=True, exist_ok=True)
     for root, dirs, files in os.walk(path):
         os.lchown(root, policy.uid, policy.uid)
         for name in dirs + files:
