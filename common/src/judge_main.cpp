@@ -11,5 +11,7 @@ int main(int argc, char** argv) {
   course::remote::on_call_timeout(
       [](double seconds) { ::testing::Test::RecordProperty("call_timeout_seconds", std::to_string(seconds)); });
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  const int result = RUN_ALL_TESTS();
+  course::remote::shutdown();  // compute-sanitizer's summary comes as the worker exits
+  return result;
 }

@@ -284,6 +284,28 @@ void await_outcome(const wire::Message& m, std::uint64_t sequence) {
 
 void on_call_timeout(void (*report)(double seconds)) { state().report_timeout = report; }
 
+void shutdown() {
+  State& s = state();
+  if (s.pid <= 0) return;
+  if (s.socket >= 0) {
+    wire::send(s.socket, message(wire::Type::bye));
+    close(s.socket);
+    s.socket = -1;
+  }
+  // The worker ends on its own: its output is flushed and a tool wrapping it (compute-sanitizer) prints its summary
+  // as it exits. One that does not end within a minute is stopped.
+  for (int i = 0; i < 600; ++i) {
+    int status = 0;
+    if (waitpid(s.pid, &status, WNOHANG) == s.pid) {
+      s.pid = -1;
+      s.sent.clear();
+      return;
+    }
+    usleep(100 * 1000);
+  }
+  bury();
+}
+
 bool is_judge() { return state().judge; }
 
 void begin_batch(int n) {

@@ -46,12 +46,14 @@ def unique_lines(lines: list[str]) -> list[str]:
 
 def compiler_messages(text: str, student_dir: Path) -> str:
     """The compiler's error lines, each once, with the student's folder shown as the course's labs/ so that they read
-    'labs/01_matadd/matadd.cu:12: error: ...'."""
+    'labs/01_matadd/matadd.cu:12: error: ...'; and the linker's lines that name a symbol (an undefined reference, a
+    multiple definition), which carry no 'error'."""
     text = relative_paths(text, {student_dir: STUDENT_FOLDER_AS})
     lines = [
         line
         for line in text.splitlines()
-        if re.search(r"\b(error|Error)\b", line) and "ninja: build stopped" not in line
+        if (re.search(r"\b(error|Error)\b", line) or re.search(r"undefined reference to|multiple definition of", line))
+        and "ninja: build stopped" not in line
     ]
     lines = [line for line in lines if not line.startswith(("FAILED:", "ninja:"))] or lines
     return shorten("\n".join(unique_lines(lines)[:8]), 1500)

@@ -89,6 +89,10 @@ std::optional<Outcome> take_outcome();
 // The bank-conflict counts the worker reported since the last take (course::take_bank_conflicts merges them).
 std::optional<BankConflicts> take_bank_conflicts();
 
+// Judge side, at the end of main(): tells the worker to end and waits for it (at most a minute), so that its output
+// and the summary of a tool wrapping it (compute-sanitizer) are written before the judge exits.
+void shutdown();
+
 // Judge side, from main() (judge_main.cpp): reads and removes --course-worker=PATH, each --course-worker-wrap=ARG
 // (the words of the command that wraps the worker, in order) and --course-call-seconds=N from argv.
 void configure_from_args(int* argc, char** argv);
