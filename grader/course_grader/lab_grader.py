@@ -123,6 +123,8 @@ class LabGrader:
             "LANG": "C.UTF-8",
             "COURSE_SEED": self.seed,
             "TMPDIR": str(home),
+            # the judge's JIT cache (cuBLAS may compile PTX for this GPU): in the grader's work folder, not the run's
+            "CUDA_CACHE_PATH": str(self.work / "cuda-cache"),
         }
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpus.gpu_devices(gpu)[1]

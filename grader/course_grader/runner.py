@@ -31,6 +31,7 @@ from . import sandbox
 REPORT = "@report@"  # in a command line: replaced by the path of the report pipe (/dev/fd/N)
 REPORT_MAX_BYTES = 64 << 20  # a larger report is not read (and the run has no report)
 SEED_VARIABLE = "COURSE_SEED"  # the judge's only: never in a worker's environment
+JUDGE_ONLY = (SEED_VARIABLE, "CUDA_CACHE_PATH")  # the seed; a grader path (a worker could tell the grader by it)
 
 
 @dataclasses.dataclass
@@ -351,7 +352,7 @@ def run_gtest(
         )
     else:
         policy = policy or sandbox.current()
-        worker_env = {k: v for k, v in env.items() if k != SEED_VARIABLE}
+        worker_env = {k: v for k, v in env.items() if k not in JUDGE_ONLY}
         box = sandbox.run_box(worker, workdir, worker_env, limits, devices, roots)
         wrap = sandbox.command(box, list(prefix), policy, None) if policy.enabled else list(prefix)
         cmd = [str(exe), *gtest_args, f"--course-worker={worker}", *(f"--course-worker-wrap={w}" for w in wrap)]
