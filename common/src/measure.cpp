@@ -1,9 +1,8 @@
 #include "course/measure.h"
 
+#include "course/cuda_check.h"
 #include "course/device.h"
 #include "course/remote.h"
-
-#include "course/cuda_check.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -134,9 +133,10 @@ TimingOptions PerfState::timed_buffer_options(bool verify_calls, CheckOutcome& c
         ++failed_;
         if (calls.ok) {
           calls.ok = false;
-          calls.message = format("call %d of a batch of %d back-to-back calls (each with inputs of its own), %s: ",
-                                 i + 1, n, name.c_str()) +
-                          r.message;
+          calls.message =
+              format("call %d of a batch of %d back-to-back calls (each with inputs of its own), %s: ", i + 1, n,
+                     name.c_str()) +
+              r.message;
         }
       }
     }
@@ -156,7 +156,8 @@ void PerfState::measure() {
   for (std::size_t i = 0; i < baselines_.size(); ++i)
     results_.baselines[i] = {baselines_[i].name, baselines_[i].work, time_runs(baselines_[i].launch, plain), {}};
   results_.lab = {lab_->name, lab_->work, time_runs(lab_->launch, verified), std::nullopt};
-  for (std::size_t i = baselines_.size(); i-- > 0;) results_.baselines[i].after = time_runs(baselines_[i].launch, plain);
+  for (std::size_t i = baselines_.size(); i-- > 0;)
+    results_.baselines[i].after = time_runs(baselines_[i].launch, plain);
   for (const Declared& a : also_) results_.also.push_back({a.name, a.work, time_runs(a.launch, plain), {}});
   if (!verifies_.empty()) {
     if (!calls.ok) calls.message += format(" (%zu of %zu checks of timed calls failed)", failed_, verified_);

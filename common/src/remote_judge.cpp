@@ -50,8 +50,8 @@ struct State {
   bool judge = false;
   double call_seconds = 0.0;  // --course-call-seconds: the worker must answer within this (0: no limit)
   void (*report_timeout)(double) = nullptr;
-  int batch_left = 0;   // begin_batch: remote calls still to come in the batch (the last one sends it)
-  int batch_calls = 0;  // remote calls made since begin_batch
+  int batch_left = 0;               // begin_batch: remote calls still to come in the batch (the last one sends it)
+  int batch_calls = 0;              // remote calls made since begin_batch
   std::vector<wire::Message> held;  // the batch's calls not sent yet (all but its last)
 };
 State& state() {

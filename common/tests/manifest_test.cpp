@@ -158,8 +158,10 @@ TEST(Manifest, ErrorsNameTheFileAndTheKey) {
             "lab.toml:19: 'perf[1].size' must be a table, not a list");
   EXPECT_EQ(load_error(replaced(kManifest, "[thresholds.default]", "[thresholds.default.nested]")),
             "lab.toml:21: 'thresholds.default.nested' must be a number, not a table");
-  EXPECT_EQ(load_error(replaced(kManifest, "review_above = 1.25\nsize = { n = 1024, radius = 3 }", "size = { n = 1024, radius = 3 }")),
-            "lab.toml: missing key 'perf[1].review_above' (the fraction of the ceiling above which a result is reviewed)");
+  EXPECT_EQ(
+      load_error(replaced(kManifest, "review_above = 1.25\nsize = { n = 1024, radius = 3 }",
+                          "size = { n = 1024, radius = 3 }")),
+      "lab.toml: missing key 'perf[1].review_above' (the fraction of the ceiling above which a result is reviewed)");
 }
 
 TEST(Manifest, InvalidTomlNamesTheLineAndColumn) {

@@ -168,7 +168,8 @@ std::string write_manifest(const std::string& name, const std::string& threshold
   std::filesystem::create_directories(dir);
   const auto path = dir / (name + ".toml");
   std::ofstream(path) << "[[perf]]\ntest = \"" << name << "\"\nkey = \"min_speedup\"\n"
-                      << "metric = \"time of slow / time of fast\"\nceiling = \"" << ceiling << "\"\nreview_above = 1.25\n"
+                      << "metric = \"time of slow / time of fast\"\nceiling = \"" << ceiling
+                      << "\"\nreview_above = 1.25\n"
                       << "size = { n = 3 }\n\n"
                       << "[thresholds.default]\nmin_speedup = " << threshold << "\n";
   return path.string();
@@ -192,7 +193,8 @@ TEST(PerfCases, RegisteredCasesAreFoundByTestName) {
 
 TEST(PerfCases, ALabFasterThanItsCeilingIsHeldForReview) {
   // The ceiling is the library a user would call instead; a lab 30 times faster than it cannot be real.
-  const course::PerfCase held{"GradePerf.Review", "slow", sleepy_body, write_manifest("GradePerf.Review", "2.0", "slow")};
+  const course::PerfCase held{"GradePerf.Review", "slow", sleepy_body,
+                              write_manifest("GradePerf.Review", "2.0", "slow")};
   const course::PerfGrade g = course::grade_perf_case(held, one_run());
   EXPECT_EQ(g.ceiling, "slow");
   EXPECT_GT(g.ceiling_fraction, 5.0);

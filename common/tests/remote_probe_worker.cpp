@@ -58,8 +58,8 @@ void first_only(const float* in, float* out, int n, cudaStream_t s) {
 
 int main() {
   static const course::remote::Launcher launchers[] = {
-      course::remote::launcher("probe", &probe),         course::remote::launcher("die", &die),
-      course::remote::launcher("hang", &hang),           course::remote::launcher("add_one", &add_one),
-      course::remote::launcher("replay", &replay),       course::remote::launcher("first_only", &first_only)};
+      course::remote::launcher("probe", &probe),   course::remote::launcher("die", &die),
+      course::remote::launcher("hang", &hang),     course::remote::launcher("add_one", &add_one),
+      course::remote::launcher("replay", &replay), course::remote::launcher("first_only", &first_only)};
   return course::remote::serve(launchers, std::size(launchers));
 }

@@ -326,8 +326,9 @@ def run_gtest(
     e.g. compute-sanitizer) in the test sandbox, which reads `worker` and `read_only`, writes only a private run
     folder (at `workdir`, which keeps output.log and the report outside it) and sees `devices`. The worker's
     environment is `env` without the seed; a launcher call it does not answer within `call_seconds` (0: no limit)
-    fails its test and stops it (the judge records property call_timeout_seconds). Without a worker (a stand-in program in the grader's own tests), `exe`
-    itself runs in the sandbox. Verdicts come from the judge's report only: a gtest.GTestRun."""
+    fails its test and stops it (the judge records property call_timeout_seconds). Without a worker (a stand-in
+    program in the grader's own tests), `exe` itself runs in the sandbox. Verdicts come from the judge's report only:
+    a gtest.GTestRun."""
     from . import gtest  # (gtest imports this module)
 
     workdir.mkdir(parents=True, exist_ok=True)

@@ -74,8 +74,9 @@ def measure_perf(run_once: Callable[[int], Measurement], baseline: float, band: 
     first = run_once(0)
     runs = [first]
     if first.review:
-        return PerfVerdict(first.ratio, first.threshold, 0.0, [first.ratio], "", first.metric, first.device,
-                           review=first.review)
+        return PerfVerdict(
+            first.ratio, first.threshold, 0.0, [first.ratio], "", first.metric, first.device, review=first.review
+        )
     if first.problem or first.ratio is None or first.threshold is None:
         return PerfVerdict(
             first.ratio,
@@ -91,8 +92,9 @@ def measure_perf(run_once: Callable[[int], Measurement], baseline: float, band: 
             m = run_once(i)
             runs.append(m)
             if m.review:
-                return PerfVerdict(m.ratio, first.threshold, 0.0, [m.ratio], "", first.metric, first.device,
-                                   review=m.review)
+                return PerfVerdict(
+                    m.ratio, first.threshold, 0.0, [m.ratio], "", first.metric, first.device, review=m.review
+                )
             if m.problem or m.ratio is None:
                 return PerfVerdict(
                     m.ratio,

@@ -22,7 +22,17 @@ VERDICTS = {
     "missing": "the lab file is not in the submission",
     "not-graded": "the grader could not grade it (infrastructure problem: not the student's fault)",
 }
-PROBLEM_VERDICTS = {"review", "wrong", "perf-error", "crash", "timeout", "build-error", "forbidden", "rejected", "not-graded"}
+PROBLEM_VERDICTS = {
+    "review",
+    "wrong",
+    "perf-error",
+    "crash",
+    "timeout",
+    "build-error",
+    "forbidden",
+    "rejected",
+    "not-graded",
+}
 
 
 @dataclasses.dataclass

@@ -31,7 +31,8 @@ def _usable(tree: Path) -> bool:
     if not data.get("objects") or not programs or not (tree / "build.ninja").is_file():
         return False
     return all(
-        p.get("worker") and Path(p["worker"]).is_file() and all(Path(o).is_file() for o in p["objects"]) for p in programs
+        p.get("worker") and Path(p["worker"]).is_file() and all(Path(o).is_file() for o in p["objects"])
+        for p in programs
     )
 
 

@@ -157,7 +157,7 @@ class PerfState {
   std::vector<std::pair<std::string, std::function<CompareResult(Pick&)>>> verifies_;
   std::vector<TimedBuffer*> buffers_;
   Rng refresh_rng_{test_seed(0x7eed)};  // the timed buffers' window offsets
-  Pick pick_{test_seed(0x91c4)};         // what verify() checks of each call
+  Pick pick_{test_seed(0x91c4)};        // what verify() checks of each call
   std::size_t verified_ = 0, failed_ = 0;
   bool measured_ = false;
 
@@ -187,13 +187,13 @@ struct PerfGrade {
   std::string test, metric, key, device, sizes, summary;
   double ratio = 0.0;
   Threshold threshold;
-  bool ratio_passed = false;   // ratio >= threshold
-  bool checks_passed = false;  // every result check after the timed runs
-  std::string check_failures;  // their messages, one paragraph each
-  std::string ceiling;             // the library a user would call instead ([[perf]] ceiling), timed in the same run
-  double ceiling_fraction = 0.0;   // lab rate / its rate; 0 when it was not timed (not on this backend)
-  double review_above = 0.0;       // [[perf]] review_above
-  bool review = false;             // ceiling_fraction > review_above: implausible, held for review, never credited
+  bool ratio_passed = false;      // ratio >= threshold
+  bool checks_passed = false;     // every result check after the timed runs
+  std::string check_failures;     // their messages, one paragraph each
+  std::string ceiling;            // the library a user would call instead ([[perf]] ceiling), timed in the same run
+  double ceiling_fraction = 0.0;  // lab rate / its rate; 0 when it was not timed (not on this backend)
+  double review_above = 0.0;      // [[perf]] review_above
+  bool review = false;            // ceiling_fraction > review_above: implausible, held for review, never credited
 };
 
 // Runs `perf_case` at its manifest size on this device (device_info(): its architecture and name choose the

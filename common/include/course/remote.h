@@ -57,8 +57,8 @@ struct Outcome {
   cudaError_t launch = cudaSuccess;  // right after the launcher returned
   cudaError_t run = cudaSuccess;     // after synchronizing the device
   std::string findings;              // check-mode findings ("\n  [race] file:line: ..."), untrusted text
-  std::string failure;               // the worker died, broke the protocol or ran past the deadline: why, for the student
-  bool timed_out = false;            // the worker did not answer within --course-call-seconds (it was stopped)
+  std::string failure;     // the worker died, broke the protocol or ran past the deadline: why, for the student
+  bool timed_out = false;  // the worker did not answer within --course-call-seconds (it was stopped)
 };
 
 // Judge side: sends one call and waits for its outcome. Called by the generated stubs.

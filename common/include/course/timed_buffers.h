@@ -57,7 +57,7 @@ class TimedBuffer {
 
   // ---- for PerfState ----------------------------------------------------------------------------------------------
   std::size_t set_bytes() const { return count_ * sizeof(float); }
-  void allocate(int sets);              // sets beyond the first (set 0 exists from the start)
+  void allocate(int sets);                       // sets beyond the first (set 0 exists from the start)
   virtual void refresh(int sets, Rng& rng) = 0;  // new contents for sets 0 .. sets-1 (before a batch)
   virtual void select(int set) { current_ = static_cast<std::size_t>(set); }
 
@@ -94,8 +94,8 @@ class TimedOutput : public TimedBuffer {
  public:
   TimedOutput(PerfState& state, std::size_t count, std::string name);
 
-  void poison();                                                 // the current set
-  std::vector<float> download() const;                           // the current set, whole
+  void poison();                                                          // the current set
+  std::vector<float> download() const;                                    // the current set, whole
   std::vector<float> gather(std::size_t first, std::size_t count) const;  // elements [first, first + count)
 
   void refresh(int sets, Rng& rng) override;  // poisons them

@@ -23,7 +23,6 @@ void register_blocked_gemm(const float* a, const float* b, float* c, int m, int 
 
 namespace {
 
-
 // GFLOP/s of the register-blocked kernel (and cuBLAS) against tiled_gemm<32>, C = A·B with A m x k and B k x n.
 void going_further_perf(course::PerfState& state) {
   const int m = state.size<int>("m"), n = state.size<int>("n"), k = state.size<int>("k");

@@ -98,10 +98,10 @@ void matadd_perf(course::PerfState& state) {
   state.verify("C", [&](course::Pick& pick) {  // each timed call: 4 windows of 1024 elements, picked afterwards
     for (int w = 0; w < 4; ++w) {
       const std::size_t first = pick.window(n, 1024), width = std::min<std::size_t>(1024, n);
-      const course::CompareResult r = course::compare(
-          c.gather(first, width),
-          course::matadd_reference(a.host().subspan(first, width), b.host().subspan(first, width)), kTolerance,
-          {"C", static_cast<std::size_t>(s.rows), static_cast<std::size_t>(s.cols), first});
+      const course::CompareResult r =
+          course::compare(c.gather(first, width),
+                          course::matadd_reference(a.host().subspan(first, width), b.host().subspan(first, width)),
+                          kTolerance, {"C", static_cast<std::size_t>(s.rows), static_cast<std::size_t>(s.cols), first});
       if (!r.ok) return r;
     }
     return course::CompareResult{};

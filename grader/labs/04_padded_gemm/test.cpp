@@ -151,8 +151,8 @@ void padded_gemm_perf(course::PerfState& state) {
     const course::Layout layout{"C (every 16th row)", static_cast<std::size_t>((s.m + kRowStep - 1) / kRowStep),
                                 static_cast<std::size_t>(s.n)};
     return course::compare(course::sample_rows(c.download(), s.m, s.n, kRowStep),
-                           course::gemm_reference(a.host(), b.host(), s.m, s.n, s.k, kRowStep), course::gemm_tolerance(s.k),
-                           layout);
+                           course::gemm_reference(a.host(), b.host(), s.m, s.n, s.k, kRowStep),
+                           course::gemm_tolerance(s.k), layout);
   });
   state.measure();
 }

@@ -170,8 +170,8 @@ void stencil_perf(course::PerfState& state) {
       course::Reference ref;
       ref.value.assign(around.value.begin() + (first - lo), around.value.begin() + (first - lo + width));
       ref.scale.assign(around.scale.begin() + (first - lo), around.scale.begin() + (first - lo + width));
-      const course::CompareResult r = course::compare(out.gather(first, width), ref,
-                                                      course::stencil_tolerance(radius), {"out", 0, 0, first});
+      const course::CompareResult r =
+          course::compare(out.gather(first, width), ref, course::stencil_tolerance(radius), {"out", 0, 0, first});
       if (!r.ok) return r;
     }
     return course::CompareResult{};
