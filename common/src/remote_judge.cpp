@@ -310,7 +310,8 @@ bool is_judge() { return state().judge; }
 
 void begin_batch(int n) {
   State& s = state();
-  s.batch_left = n < 1 ? 1 : n;
+  // At most wire::kMaxBatch calls: the held ones must fit in one batch_args message.
+  s.batch_left = n < 1 ? 1 : (n > static_cast<int>(wire::kMaxBatch) ? static_cast<int>(wire::kMaxBatch) : n);
   s.batch_calls = 0;
 }
 
