@@ -23,6 +23,7 @@ from there.
 from __future__ import annotations
 
 import argparse
+import os
 import stat
 import sys
 import zipfile
@@ -83,7 +84,9 @@ def course_files(labs: tuple[manifest.Lab, ...]) -> list[Path]:
 
 def tomlpp_files(include_dir: Path | None) -> dict[str, Path]:
     """{path in the bundle: file on this machine} for the toml++ headers and their licence."""
-    candidates = [include_dir] if include_dir else list(TOMLPP_INCLUDE_DIRS)
+    # Where the course's own build finds it too: CMAKE_PREFIX_PATH's include folders (e.g. a carried .deps/).
+    prefixes = [Path(p) / "include" for p in os.environ.get("CMAKE_PREFIX_PATH", "").split(":") if p]
+    candidates = [include_dir] if include_dir else prefixes + list(TOMLPP_INCLUDE_DIRS)
     for folder in candidates:
         headers = folder / "toml++"
         if (headers / "toml.hpp").is_file() or (headers / "toml.h").is_file():
