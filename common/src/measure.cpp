@@ -151,13 +151,13 @@ void PerfState::measure() {
   CheckOutcome calls{"every timed call (checked on parts picked after the calls)", true, ""};
   const TimingOptions plain = timed_buffer_options(false, calls);
   const TimingOptions verified = timed_buffer_options(true, calls);
-  // The bracket (course/timing.h): the baselines, the lab, the baselines again in reverse order.
-  results_.baselines.resize(baselines_.size());
+  std::vector<std::function<void()>> launches;
+  for (const Declared& b : baselines_) launches.push_back(b.launch);
+  const Bracketed bracket = time_bracketed(lab_->launch, launches, plain, &verified);
+  results_.lab = {lab_->name, lab_->work, bracket.lab, std::nullopt};
   for (std::size_t i = 0; i < baselines_.size(); ++i)
-    results_.baselines[i] = {baselines_[i].name, baselines_[i].work, time_runs(baselines_[i].launch, plain), {}};
-  results_.lab = {lab_->name, lab_->work, time_runs(lab_->launch, verified), std::nullopt};
-  for (std::size_t i = baselines_.size(); i-- > 0;)
-    results_.baselines[i].after = time_runs(baselines_[i].launch, plain);
+    results_.baselines.push_back(
+        {baselines_[i].name, baselines_[i].work, bracket.baselines[i].before, bracket.baselines[i].after});
   for (const Declared& a : also_) results_.also.push_back({a.name, a.work, time_runs(a.launch, plain), {}});
   if (!verifies_.empty()) {
     if (!calls.ok) calls.message += format(" (%zu of %zu checks of timed calls failed)", failed_, verified_);

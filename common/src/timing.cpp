@@ -152,11 +152,11 @@ Timing time_runs(const std::function<void()>& launch, const TimingOptions& optio
 }
 
 Bracketed time_bracketed(const std::function<void()>& lab, const std::vector<std::function<void()>>& baselines,
-                         const TimingOptions& options) {
+                         const TimingOptions& options, const TimingOptions* lab_options) {
   Bracketed result;
   result.baselines.resize(baselines.size());
   for (std::size_t i = 0; i < baselines.size(); ++i) result.baselines[i].before = time_runs(baselines[i], options);
-  result.lab = time_runs(lab, options);
+  result.lab = time_runs(lab, lab_options ? *lab_options : options);
   for (std::size_t i = baselines.size(); i-- > 0;) result.baselines[i].after = time_runs(baselines[i], options);
   return result;
 }

@@ -57,8 +57,9 @@ struct Bracketed {
   Timing lab;
   std::vector<Baseline> baselines;  // in the order given
 };
+// `lab_options`, when given, time the lab (e.g. with checks of its calls that the baselines do not need).
 Bracketed time_bracketed(const std::function<void()>& lab, const std::vector<std::function<void()>>& baselines,
-                         const TimingOptions& options = {});
+                         const TimingOptions& options = {}, const TimingOptions* lab_options = nullptr);
 
 // Bandwidth in GB/s of `bytes` moved in `ms` milliseconds.
 inline double gigabytes_per_second(double bytes, double ms) { return bytes / (ms * 1.0e6); }
