@@ -208,11 +208,13 @@ def run_sandboxed(
                 user=policy.uid,
             )
         else:
+            # no sandbox: the run folder is `cwd` itself (box.env names the sandbox's RUN_FOLDER)
+            env = {k: str(cwd) if v == str(sandbox.RUN_FOLDER) else v for k, v in box.env.items()} if box else None
             c = run(
                 cmd,
                 cwd=cwd,
                 timeout=timeout,
-                env=box.env if box else None,
+                env=env,
                 log=log,
                 max_output_bytes=max_output_bytes,
                 tail_bytes=tail_bytes,
@@ -321,12 +323,15 @@ def run_gtest(
     policy: sandbox.Policy | None = None,
     worker: Path | None = None,
     call_seconds: float = 0,
+    private: tuple[Path, ...] = (),
 ):
     """Runs one GoogleTest judge `exe` with its `worker`: the judge outside the sandbox, the worker (after `prefix`,
     e.g. compute-sanitizer) in the test sandbox, which reads `worker` and `read_only`, writes only a private run
     folder (at `workdir`, which keeps output.log and the report outside it) and sees `devices`. The worker's
     environment is `env` without the seed; a launcher call it does not answer within `call_seconds` (0: no limit)
-    fails its test and stops it (the judge records property call_timeout_seconds). Without a worker (a stand-in
+    fails its test and stops it (the judge records property call_timeout_seconds). The sandbox also reads the folders
+    outside the system that the program loads libraries from, unless one holds a path of `private`
+    (sandbox.library_roots). Without a worker (a stand-in
     program in the grader's own tests), `exe` itself runs in the sandbox. Verdicts come from the judge's report only:
     a gtest.GTestRun."""
     from . import gtest  # (gtest imports this module)
@@ -336,7 +341,7 @@ def run_gtest(
     report.unlink(missing_ok=True)
     gtest_args = [f"--gtest_filter={gtest_filter}", f"--gtest_output=json:{REPORT}", "--gtest_color=no"]
     limits = sandbox.run_limits(timeout, max_output_bytes, bool(devices))
-    roots = read_only + sandbox.tool_roots(list(prefix[:1]))
+    roots = read_only + sandbox.tool_roots(list(prefix[:1])) + sandbox.library_roots(worker or exe, private)
     log = workdir / "output.log"
     if worker is None:
         box = sandbox.run_box(exe, workdir, env, limits, devices, roots)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -243,6 +244,37 @@ def _visible(path: str) -> bool:
     return any(path == d or path.startswith(d + "/") for d in SYSTEM_DIRS + ("/etc/alternatives",))
 
 
+def library_roots(exe: Path, exclude: tuple[Path, ...] = ()) -> tuple[Path, ...]:
+    """The folders outside the system that `exe` loads shared libraries from (its RUNPATH or RPATH, read by readelf in
+    a sandbox): a library installed under a prefix of its own (a Boost.Context carried to a GPU machine), for a test
+    sandbox to read. A folder that holds `exe` itself, or holds or lies in one of `exclude` (the course's solutions,
+    the grader's work folder), is never one: binding it would show them."""
+    try:
+        stamp = exe.stat().st_mtime_ns
+    except OSError:
+        return ()
+    roots = []
+    for d in _runpath(str(exe), stamp):
+        p = Path(d)
+        if not p.is_absolute() or not p.is_dir() or any(d == s or d.startswith(s + "/") for s in SYSTEM_DIRS):
+            continue  # $ORIGIN/..., a folder that is gone, or the system (always there)
+        p = p.resolve()
+        if any(p == x or p in x.parents or x in p.parents for x in (exe.resolve(), *(x.resolve() for x in exclude))):
+            continue
+        roots.append(p)
+    return tuple(roots)
+
+
+@functools.lru_cache(maxsize=64)
+def _runpath(exe: str, stamp: int) -> tuple[str, ...]:
+    """RUNPATH and RPATH entries of `exe` (`stamp`: its mtime, so that a rebuilt program is read again)."""
+    if not shutil.which("readelf"):
+        return ()
+    out = inspect(["readelf", "-d", exe], (Path(exe),), timeout=60).stdout
+    found = re.findall(r"\((?:RUNPATH|RPATH)\)\s+Library r(?:un)?path: \[([^\]]*)\]", out)
+    return tuple(d for entry in found for d in entry.split(":") if d)
+
+
 def tool_roots(programs: list[str]) -> tuple[Path, ...]:
     """Installation folders (<prefix> of <prefix>/bin/tool) of tools outside /usr, and of their script
     interpreters, so that e.g. a CMake or ninja installed by pip in /opt/venv works in the sandbox."""
@@ -328,6 +360,7 @@ def inspect(cmd: list[str], files: tuple[Path, ...], stdin: str | None = None, t
     return subprocess.run(cmd, input=stdin, capture_output=True, text=True, errors="replace", timeout=timeout, **run_as)
 
 
+RUN_FOLDER = Path("/run/course")  # a test's run folder, inside its sandbox
 RUN_FOLDER_BYTES = 256 << 20  # the test's private run folder (a tmpfs: nothing it writes stays)
 TMP_BYTES = 256 << 20  # its /tmp
 BUILD_TMP_BYTES = 2 * GIB  # a build's /tmp (nvcc's intermediate files)
@@ -342,10 +375,13 @@ def run_box(
     read_only: tuple[Path, ...] = (),
 ) -> Box:
     """A test program's sandbox: reads the system, `exe` and `read_only` (the labs' manifests); writes a private run
-    folder at `workdir` (the host folder there, with the grader's output.log and report.json, is out of its reach)
-    and a private /tmp; sees the device nodes `devices` (a GPU's) and no other device but /dev/null and friends."""
-    box = Box(cwd=workdir, env=dict(env), limits=limits)
+    folder and a private /tmp; sees the device nodes `devices` (a GPU's) and no other device but /dev/null and
+    friends. The run folder is at RUN_FOLDER whatever `workdir` is (the host folder that keeps the grader's output.log
+    and report.json, out of its reach): its path, and HOME and TMPDIR where `env` had `workdir`, are the same in every
+    run, so nothing there tells a perf run (folder perf-N) from a correctness run."""
+    inside = {k: str(RUN_FOLDER) if v == str(workdir) else v for k, v in env.items()}
+    box = Box(cwd=RUN_FOLDER, env=inside, limits=limits)
     box.add("tmp", "/tmp", size=TMP_BYTES)  # first: the host's /tmp may hold the paths below
     box.add("ro", exe, *read_only)
-    box.add("tmp", workdir, size=RUN_FOLDER_BYTES)
+    box.add("tmp", RUN_FOLDER, size=RUN_FOLDER_BYTES)
     return box.add("dev", *devices)

@@ -80,7 +80,8 @@ class Attacks(unittest.TestCase):
             self.assertFalse(target.exists(), f"{target}: {out}")
         # its own run folder is writable, but private: nothing stays on the host
         work = self.run_dir / "write-on"
-        self.assertIn("write: done", self.run_attack("write", str(work / "mine")))
+        self.assertIn("write: done", self.run_attack("write", "mine"))
+        self.assertIn("write: done", self.run_attack("write", str(sandbox.RUN_FOLDER / "mine")))
         self.assertFalse((work / "mine").exists())
 
     def test_shell_command_through_system(self):
@@ -127,6 +128,47 @@ class Attacks(unittest.TestCase):
         # exactly what the grader passed; COURSE_SEED among it on purpose (the harness needs it until the
         # judge/worker split: docs/grader.md, Isolation)
         self.assertEqual(names - {"PWD"}, set(ENV))  # (bwrap sets PWD to the run folder)
+
+    def test_a_run_cannot_tell_its_folder(self):
+        """A perf run (host folder perf-N) and a correctness run (host folder gpu) look the same from inside: the
+        run folder, HOME, TMPDIR and the sandbox's own command line (/proc/1/cmdline) name neither."""
+        env = dict(ENV, HOME="", TMPDIR="")
+        seen = []
+        for name in ("gpu", "perf-1-Perf.Timed"):
+            work = self.run_dir / name
+            box = sandbox.run_box(
+                self.attack,
+                work,
+                dict(env, HOME=str(work), TMPDIR=str(work)),
+                sandbox.run_limits(20, 1 << 20, gpu=False),
+            )
+            c = runner.run_sandboxed(
+                [str(self.attack), "where"], box, cwd=work, timeout=20, log=work / "output.log", policy=self.policy
+            )
+            self.assertIn("where: cwd=/run/course home=/run/course tmpdir=/run/course", c.output_tail)
+            self.assertNotIn(name, c.output_tail)
+            seen.append(c.output_tail)
+        self.assertEqual(seen[0], seen[1])
+        # without the sandbox the run folder is the host folder, HOME and TMPDIR included
+        work = self.run_dir / "off"
+        box = sandbox.run_box(
+            self.attack, work, dict(env, HOME=str(work), TMPDIR=str(work)), sandbox.run_limits(20, 1 << 20, gpu=False)
+        )
+        c = runner.run_sandboxed([str(self.attack), "where"], box, cwd=work, timeout=20, log=work / "log", policy=OFF)
+        self.assertIn(f"where: cwd={work} home={work} tmpdir={work}", c.output_tail)
+
+    def test_library_folders_outside_the_system(self):
+        """A test sandbox reads the prefix a program loads its libraries from (a carried Boost.Context), never the
+        system again, a relative or missing folder, the program's own folder or one that holds a private path."""
+        lib = self.run_dir / "prefix" / "lib"
+        lib.mkdir(parents=True)
+        rpath = f"{lib}:/usr/lib:$ORIGIN/x:{self.run_dir / 'gone'}:{self.run_dir}"
+        exe = _compile(self.run_dir / "linked", "attack.cpp", f"-Wl,-rpath,{rpath}")
+        self.assertIsNotNone(exe)
+        self.assertEqual(sandbox.library_roots(exe), (lib.resolve(),))
+        self.assertEqual(sandbox.library_roots(exe, (lib / "private",)), ())
+        self.assertEqual(sandbox.library_roots(exe, (lib.parent,)), ())
+        self.assertEqual(sandbox.library_roots(self.attack), ())  # no RUNPATH
 
     def test_limits_on_processes_and_memory(self):
         small = sandbox.Limits(memory_bytes=512 << 20, processes=32, file_bytes=1 << 20, cpu_seconds=20)
@@ -233,7 +275,9 @@ class BuildSandbox(unittest.TestCase):
             script = (
                 f"touch {tree.dir}/built && echo tree-ok; "
                 f"touch {tree.student_dir}/x 2>/dev/null || echo student-ro; "
-                f"cat $(find {repo}/solutions {repo}/grader/labs/*/variants -type f) 2>/dev/null | wc -c; "
+                f"cat $(find {repo}/solutions {repo}/grader/labs/*/variants {repo}/grader/idioms "
+                f"{repo}/grader/adversarial {repo}/grader/samples {repo}/grader/bench/cases -type f) 2>/dev/null "
+                "| wc -c; "
                 f"ls -a {repo}/.git | wc -l; head -c 10 {repo}/CMakeLists.txt"
             )
             c = runner.run_sandboxed(
