@@ -168,11 +168,14 @@ class BuildTree:
     def _hidden(self) -> tuple[list[Path], list[Path]]:
         """What the build sandbox masks in the course checkout: nothing a compile needs, much a student must not
         read. (hidden: the git history, other students' files and results; made unreadable, their names kept for
-        CMake's globs: the solutions, the labs' solution variants and catalogues, the samples.)"""
+        CMake's globs: every folder of working kernels a lab file could include or copy at compile time: the
+        solutions, the labs' solution variants and catalogues, the samples, the idioms, the adversarial suite and
+        the bench's own kernels.)"""
         repo = self.course.repo_root.resolve()
         work = self.dir.parent
         hidden = [repo / ".git", repo / "build"] + ([work] if repo in work.parents else [])
-        blank = [repo / "solutions", repo / "grader" / "samples"] + sorted(repo.glob("grader/labs/*/variants"))
+        kernels = ["solutions", "grader/samples", "grader/idioms", "grader/adversarial", "grader/bench/cases"]
+        blank = [repo / k for k in kernels] + sorted(repo.glob("grader/labs/*/variants"))
         return hidden, blank + sorted(repo.glob("grader/labs/*/catalogue.toml"))
 
     def _box(self) -> sandbox.Box:
@@ -270,7 +273,9 @@ class BuildTree:
             except OSError:
                 whole = c.output_tail
             gap = diagnostics.backend_gap(whole, self.course.repo_root / "common" / "cpu" / "include")
-            if gap:
+            # a #line directive can place a student's own error in the backend's headers: then it is the student's
+            forged = any(scan.line_directives(data.decode("utf-8", "replace")) for data in files.values())
+            if gap and not forged:
                 raise BackendGap(gap)
         return ok, diagnostics.compiler_messages(c.output_tail, self.student_dir)
 

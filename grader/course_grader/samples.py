@@ -23,6 +23,10 @@ grader/labs/NN_name/variants/; `file:<path>` a file next to the spec (a relative
 whole attack files of the adversarial suite, grader/adversarial). Every error names the spec, the sample and the
 problem (SampleError).
 
+`@COURSE_ROOT@` in a sample's text becomes the absolute path of the course checkout that grades it: an attack that
+needs where the grader's files are (a #line directive naming one of the CPU backend's headers) is tested against the
+attacker who knows it.
+
 A spec may hold `include = ["other.toml", ...]` at the top: files next to it whose [[sample]] entries follow its own,
 in order (an included file includes nothing further); `file:` paths are relative to the file that names them.
 
@@ -287,7 +291,8 @@ def text(sample: Sample, labs: tuple[Lab, ...], repo_root: Path = manifest.REPO_
     lab = _lab(sample, labs)
     base = _base(sample, lab, Path(repo_root))
     try:
-        return catalogue.apply_edits(base, list(sample.edits), f"{sample.where} ({sample.origin})")
+        edited = catalogue.apply_edits(base, list(sample.edits), f"{sample.where} ({sample.origin})")
+        return edited.replace("@COURSE_ROOT@", str(Path(repo_root).resolve()))
     except manifest.ManifestError as e:
         raise SampleError(str(e)) from e
 

@@ -31,6 +31,32 @@ class StripCode(unittest.TestCase):
         self.assertEqual(scan.strip_code('#/**/include "x.h" // y', comments_only=True), '#    include "x.h"  ')
 
 
+class LineDirectives(unittest.TestCase):
+    """A line directive, in any spelling, means an error's file name proves nothing (the forged backend gap)."""
+
+    def test_every_spelling(self):
+        for text in (
+            '#line 3 "/course/common/cpu/include/mma.h"\n',
+            "  #  line 3\n",
+            '# 3 "/course/common/cpu/include/mma.h"\n',
+            '%:line 3 "x"\n',
+            '#\\\nline 3 "x"\n',
+            "/* a comment */ #line 3\n",
+        ):
+            self.assertTrue(scan.line_directives("int a;\n" + text), text)
+
+    def test_honest_code_has_none(self):
+        for text in (
+            "#include <cstdio>\n#define LINE 3\n#pragma unroll\n",
+            'const char* s = "#line 3";\n// #line 3\n/*\n#line 3\n*/\n',
+            "#if 1\n#endif\nint line = 3;\n",
+        ):
+            self.assertEqual(scan.line_directives(text), [], text)
+        for lab in (LAB01, LAB03):
+            for f in (COURSE.repo_root / "solutions" / lab.folder).glob("*.cu"):
+                self.assertEqual(scan.line_directives(f.read_text()), [], f)
+
+
 class SourceScan(unittest.TestCase):
     def test_samples(self):
         self.assertEqual(problems(CORRECT.decode()), [])
