@@ -237,6 +237,11 @@ inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess;
 // --------------------------------------------------------------- streams ---
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
+// The two streams every CUDA program has without creating them (the same handle values as CUDA's): the legacy
+// default stream and the calling thread's default stream. Work is done when it is submitted here, so both are the
+// default stream.
+#define cudaStreamLegacy (reinterpret_cast<cudaStream_t>(0x1))
+#define cudaStreamPerThread (reinterpret_cast<cudaStream_t>(0x2))
 cudaError_t cudaStreamCreate(cudaStream_t* stream);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);

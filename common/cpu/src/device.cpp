@@ -221,6 +221,8 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
   return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  if (stream == cudaStreamLegacy || stream == cudaStreamPerThread)
+    return set_last_error(cudaErrorInvalidResourceHandle);
   delete stream;
   return cudaSuccess;
 }

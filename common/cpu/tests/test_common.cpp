@@ -130,6 +130,18 @@ TEST(Runtime, ApiBasics) {
   cudaGetLastError();
 }
 
+TEST(Runtime, TheStreamsEveryProgramHas) {
+  // cudaStreamPerThread and cudaStreamLegacy need no call to create; they cannot be destroyed.
+  for (cudaStream_t s : {cudaStreamPerThread, cudaStreamLegacy}) {
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(cudaStreamQuery(s), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(s), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidResourceHandle);
+  }
+  EXPECT_NE(cudaStreamPerThread, cudaStreamLegacy);
+  EXPECT_NE(cudaStreamPerThread, cudaStream_t{});
+}
+
 TEST(Runtime, BarrierDivergenceIsReportedNotHung) {
   course_cpu::take_diagnostics();
   DeviceBuffer<float> in(iota_floats(512)), out(2);
