@@ -50,6 +50,7 @@ struct State {
   bool judge = false;
   double call_seconds = 0.0;  // --course-call-seconds: the worker must answer within this (0: no limit)
   void (*report_timeout)(double) = nullptr;
+  void (*report_death)(const std::string&) = nullptr;
   int batch_left = 0;               // begin_batch: remote calls still to come in the batch (the last one sends it)
   int batch_calls = 0;              // remote calls made since begin_batch
   std::vector<wire::Message> held;  // the batch's calls not sent yet (all but its last)
@@ -67,30 +68,54 @@ std::string seconds_text(double seconds) {
 
 [[noreturn]] void fail_setup(const std::string& why) { throw std::runtime_error("the lab's worker process: " + why); }
 
-std::string describe_status(int status) {
-  if (WIFEXITED(status)) return "it exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = strsignal(sig);
-    return "it was killed by signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
+std::string describe_signal(int sig) {
+  const char* name = strsignal(sig);
+  return "it was killed by signal " + std::to_string(sig) + " (" + (name ? name : "?") + ")";
+}
+
+// `wrapped`: the worker ran under the grader's sandbox, which exits with 128 + N when its program was killed by
+// signal N (bubblewrap passes the status on that way).
+std::string describe_status(int status, bool wrapped) {
+  if (WIFEXITED(status)) {
+    const int code = WEXITSTATUS(status);
+    if (wrapped && code > 128 && code < 128 + 65) return describe_signal(code - 128);
+    return "it exited with status " + std::to_string(code);
   }
+  if (WIFSIGNALED(status)) return describe_signal(WTERMSIG(status));
   return "it stopped";
 }
 
 // The worker died or broke the protocol: collect its exit status, forget it (the next call starts a new one).
-std::string bury() {
+// `ended`: the worker closed its end (it died on its own): it is given a moment to finish dying, so that its own
+// status (a segmentation fault, an abort) is reported rather than the kill that follows.
+std::string bury(bool ended = false) {
   State& s = state();
   if (s.socket >= 0) close(s.socket);
   s.socket = -1;
   s.sent.clear();
   std::string how = "it is gone";
   if (s.pid > 0) {
-    kill(s.pid, SIGKILL);
     int status = 0;
-    if (waitpid(s.pid, &status, 0) == s.pid) how = describe_status(status);
+    pid_t got = 0;
+    for (int i = 0; ended && i < 100 && (got = waitpid(s.pid, &status, WNOHANG)) == 0; ++i) usleep(20 * 1000);
+    if (got != s.pid) {
+      kill(s.pid, SIGKILL);
+      got = waitpid(s.pid, &status, 0);
+    }
+    if (got == s.pid) how = describe_status(status, !s.wrap.empty());
   }
   s.pid = -1;
   return how;
+}
+
+// A launcher call during which the worker died: the call's failure, and the judge's report is told.
+Outcome died_during_call() {
+  State& s = state();
+  const std::string how = bury(true);
+  if (s.report_death) s.report_death(how);
+  Outcome outcome;
+  outcome.failure = "the process running your code ended during the call: " + how + ".";
+  return outcome;
 }
 
 // Waits for the worker's next message, at most call_seconds. On a timeout the worker is stopped and `why` says so.
@@ -235,9 +260,7 @@ void send_batch(wire::Message& last) {
     last.call.repeat = static_cast<std::uint32_t>(s.held.size() + 1);
     s.held.clear();
     if (!wire::send(s.socket, batch)) {
-      Outcome outcome;
-      outcome.failure = "the process running your code ended during the call: " + bury() + ".";
-      s.outcome = outcome;
+      s.outcome = died_during_call();
       return;
     }
   }
@@ -260,7 +283,7 @@ void await_outcome(const wire::Message& m, std::uint64_t sequence) {
       bury();
       if (s.report_timeout) s.report_timeout(s.call_seconds);
     } else {
-      outcome.failure = "the process running your code ended during the call: " + bury() + ".";
+      outcome = died_during_call();
     }
   } else if (reply.type != wire::Type::outcome || reply.outcome.sequence != sequence) {
     bury();
@@ -283,6 +306,7 @@ void await_outcome(const wire::Message& m, std::uint64_t sequence) {
 }  // namespace
 
 void on_call_timeout(void (*report)(double seconds)) { state().report_timeout = report; }
+void on_worker_death(void (*report)(const std::string& how)) { state().report_death = report; }
 
 void shutdown() {
   State& s = state();

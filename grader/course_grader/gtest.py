@@ -112,6 +112,13 @@ def call_timeout(case: TestCase) -> float | None:
     return _number(case.properties.get("call_timeout_seconds"))
 
 
+def worker_died(case: TestCase) -> str:
+    """How the process running the student's code ended during a call of this test ('it was killed by signal 11
+    (Segmentation fault)'), or '' if it did not."""
+    how = case.properties.get("worker_died", "")
+    return how if isinstance(how, str) else ""
+
+
 def perf_record(case: TestCase) -> tuple[PerfRecord | None, str]:
     """The measurement a perf test recorded, or (None, what is missing or malformed)."""
     p = case.properties

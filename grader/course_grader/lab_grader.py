@@ -157,6 +157,7 @@ class LabGrader:
             read_only=self.readable,
             prefix=prefix,
             call_seconds=self.course.limits.call_seconds * (gpus.SANITIZER_SLOWDOWN if prefix else 1),
+            private=(self.course.repo_root / "solutions", self.work),
         )
         if r.completed is not None and r.completed.tampered:
             raise Tampered(f"{exe.name}: {r.problem}")
@@ -263,6 +264,16 @@ class LabGrader:
                 res.message = (
                     f"{p.name}: {late[0].full_name}: a launcher call ran past {gtest.call_timeout(late[0]):g} s "
                     "and was stopped (a kernel or loop that never ends?)"
+                )
+                return False
+            died = [c for c in failed if gtest.worker_died(c)]
+            if died:
+                res.correctness, res.verdict = "fail", "crash"
+                res.failures = [(c.full_name, diagnostics.first_failure(c)) for c in failed]
+                detail = diagnostics.program_output(r.completed.output_tail if r.completed else "")
+                res.message = (
+                    f"{p.name}: {died[0].full_name}: the process running your code ended during a launcher call: "
+                    f"{gtest.worker_died(died[0])}" + (f". {detail}" if detail else "")
                 )
                 return False
             if failed:

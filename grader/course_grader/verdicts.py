@@ -14,7 +14,7 @@ VERDICTS = {
     "review": "correct, but measured faster than the hardware allows: held for an instructor's review, no perf credit",
     "wrong": "a correctness test failed",
     "perf-error": "correct, but the perf test failed a check (wrong result after timing, crash, hang)",
-    "crash": "a test program crashed (illegal address, segfault, abort)",
+    "crash": "a test program, or the process running your code, crashed (illegal address, segfault, abort)",
     "timeout": "a test program ran past the time limit and was killed",
     "build-error": "the lab file does not compile",
     "forbidden": "uses a forbidden library, header or call",

@@ -78,7 +78,10 @@ class FakeTree:
                 body = "while True: pass\n"
             else:
                 wrong = f"{self.student_dir}/01_matadd/matadd.cu:9: C[3] = 1 expected 2"
-                late = {"call_timeout_seconds": "30.000000"} if behaviour == "late" else {}
+                late = {
+                    "late": {"call_timeout_seconds": "30.000000"},
+                    "died": {"worker_died": "it was killed by signal 11 (Segmentation fault)"},
+                }.get(behaviour, {})
                 cases = [
                     c if behaviour == "pass" or i else (c[0], c[1], "failed", [wrong], late)
                     for i, c in enumerate(CORRECTNESS)
@@ -193,6 +196,11 @@ class Verdicts(TempDirTest):
         r = self.grade({"correct": "late"}, "cpu")
         self.assertEqual((r.verdict, r.score), ("timeout", 0))
         self.assertIn("ran past 30 s", r.message)
+
+    def test_a_worker_that_dies_during_a_call_is_a_crash(self):
+        r = self.grade({"correct": "died"}, "cpu")
+        self.assertEqual((r.verdict, r.score), ("crash", 0))
+        self.assertIn("ended during a launcher call: it was killed by signal 11 (Segmentation fault)", r.message)
 
     def test_perf_verdict_from_recorded_properties_only(self):
         r = self.grade({"perf": [0.9], "perf_failure": "below the pass mark"}, "gpu")

@@ -83,6 +83,9 @@ void warm_worker();
 // A call the worker does not answer within --course-call-seconds=N fails (Outcome::timed_out) and the worker is
 // stopped; `report` is told (judge_main.cpp records it in the GoogleTest report, where the grader reads it).
 void on_call_timeout(void (*report)(double seconds));
+// A worker that dies during a launcher call (a segmentation fault, an abort, a limit of the sandbox) fails the call;
+// `report` is told how it ended (judge_main.cpp records it, and the grader says `crash`, not a wrong result).
+void on_worker_death(void (*report)(const std::string& how));
 
 // The outcome of the last remote call not yet taken (run_launcher takes it), or nothing when no call was remote.
 std::optional<Outcome> take_outcome();
