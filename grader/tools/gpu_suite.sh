@@ -71,7 +71,8 @@ fi
 if want idioms; then
   # Their gpu verdicts assume the grading tree has the CPU backend's check mode, which runs first on every machine
   # (a bug it reports is `wrong`, a feature it lacks `not-graded`): it needs Boost.Context (./setup.sh installs it).
-  if [ -f /usr/include/boost/context/fiber.hpp ]; then
+  # (the grader's trees are configured like build/gpu: CMAKE_PREFIX_PATH may name a carried Boost.Context)
+  if grep -Eq '^boost_context_DIR:PATH=/' build/gpu/CMakeCache.txt 2> /dev/null; then
     step "idioms: grader/idioms graded on this GPU against their expected gpu verdicts"
     python3 grader/grade.py grader/idioms/idioms.toml --out "$out/idioms" --backend gpu --labs 01,06 --no-plots \
       > "$out/idioms.log" 2>&1 || status=1
