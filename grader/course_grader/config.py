@@ -43,6 +43,7 @@ class SymbolRules:
     undefined_gpu: tuple[str, ...] = ()  # ... on the GPU (nvcc's host code)
     math: tuple[str, ...] = ()  # C math functions, each also with the suffixes f and l
     shared_weak: tuple[str, ...] = ()  # weak definitions that other inputs of the link may define as well
+    shared_unique: tuple[str, ...] = ()  # unique definitions (inline variables) that they may define as well
 
     def allowed(self, mode: str) -> tuple[str, ...]:
         math = tuple(f"{name}{suffix}" for name in self.math for suffix in ("", "f", "l"))

@@ -368,6 +368,8 @@ def check_program(p: ProgramInputs, rules: SymbolRules, lab: Lab) -> list[Violat
             elif s.global_definition:
                 if s.weak and matches(rules.shared_weak, name):
                     continue  # the same template or inline function from a header that both include
+                if s.kind == "u" and matches(rules.shared_unique, name):
+                    continue  # the same inline variable from a standard header
                 used_elsewhere = s.name in other_uses and name not in launchers
                 if s.name in other_defs or s.name in baseline_defs or s.name in exported or used_elsewhere:
                     found.append(Violation("defined", demangled, file))

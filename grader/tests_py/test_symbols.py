@@ -93,6 +93,16 @@ class Names(unittest.TestCase):
         for demangled, name in cases.items():
             self.assertEqual(symbols.qualified_name(demangled), name, demangled)
 
+    def test_weak_copies_from_the_standard_headers(self):
+        """Inline variables and functions of the standard library are weak or unique definitions in every object that
+        uses them (std::map's operator[] defines std::piecewise_construct with g++ 13): never a replacement."""
+        self.assertTrue(symbols.matches(RULES.shared_unique, "std::piecewise_construct"))
+        self.assertTrue(symbols.matches(RULES.shared_weak, "std::vector<int, std::allocator<int> >::push_back"))
+        # a weak plain function of libstdc++ (interposed) is a collision; the course's own names never match
+        self.assertFalse(symbols.matches(RULES.shared_weak, "std::__throw_bad_alloc"))
+        for name in ("course::run_launcher", "course::measure", "main", "matadd"):
+            self.assertFalse(symbols.matches(RULES.shared_weak + RULES.shared_unique, name), name)
+
     def test_allowlists(self):
         cpu, gpu = RULES.allowed("cpu"), RULES.allowed("gpu")
         for name in (
