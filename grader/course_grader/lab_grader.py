@@ -227,25 +227,36 @@ class LabGrader:
             return
 
         where = self.work / "runs" / sub.student / lab.name
-        gpu = self.gpu_pool.get() if self.opts.backend == "gpu" else None
+        # The programs that run on the CPU backend (check mode) first, without a GPU: while they run, another
+        # student's tests have it. Then the GPU, for the GPU programs, compute-sanitizer and the perf tests.
+        passed = self._correctness([p for p in programs if p.mode != "gpu"], lab, where, None, res)
+        if passed is None:
+            return
+        if self.opts.backend != "gpu":
+            res.verdict = "correct"
+            res.perf_note = "not graded (no GPU): performance is graded on the course GPU"
+            res.message = f"all correctness tests passed on the CPU backend; {res.perf_note}"
+            return
+        gpu = self.gpu_pool.get()
         try:
             if self.gpu_broken:
                 raise GpuUnhealthy(self.gpu_broken)
-            if not self._correctness(programs, lab, where, gpu, res):
+            more = self._correctness([p for p in programs if p.mode == "gpu"], lab, where, gpu, res)
+            if more is None:
                 return
-            if self.opts.backend != "gpu":
-                res.verdict = "correct"
-                res.perf_note = "not graded (no GPU): performance is graded on the course GPU"
-                res.message = f"all correctness tests passed on the CPU backend; {res.perf_note}"
-                return
+            res.message = f"{passed + more} correctness tests passed"
             if all(p.mode != "check" for p in programs) and not self._sanitize(programs[-1], where, gpu, res):
                 return
             self._perf(programs[-1], lab, where, gpu, res)
         finally:
-            if gpu is not None:
-                self.gpu_pool.put(gpu)
+            self.gpu_pool.put(gpu)
 
-    def _correctness(self, programs: list[Program], lab: Lab, where: Path, gpu: str | None, res: LabResult) -> bool:
+    def _correctness(
+        self, programs: list[Program], lab: Lab, where: Path, gpu: str | None, res: LabResult
+    ) -> int | None:
+        """Runs the correctness tests of `programs` (none: nothing to do); the number that passed, or None when one
+        failed (`res` says how)."""
+        res.correctness_score = 0  # (the points come once every program has passed)
         passed = total = 0
         for p in programs:
             r = self.run_tests(p, "-*Perf.*", where / p.mode, gpu if p.mode == "gpu" else None)
@@ -254,7 +265,7 @@ class LabGrader:
                 res.verdict = "timeout" if r.completed and r.completed.timed_out else "crash"
                 detail = diagnostics.program_output(r.completed.output_tail if r.completed else "")
                 res.message = f"{p.name}: {r.problem}" + (f". {detail}" if detail else "")
-                return False
+                return None
             cases = [c for c in r.cases if not c.is_perf]
             failed = [c for c in cases if c.status == "failed"]
             late = [c for c in failed if gtest.call_timeout(c) is not None]
@@ -265,7 +276,7 @@ class LabGrader:
                     f"{p.name}: {late[0].full_name}: a launcher call ran past {gtest.call_timeout(late[0]):g} s "
                     "and was stopped (a kernel or loop that never ends?)"
                 )
-                return False
+                return None
             died = [c for c in failed if gtest.worker_died(c)]
             if died:
                 res.correctness, res.verdict = "fail", "crash"
@@ -275,7 +286,7 @@ class LabGrader:
                     f"{p.name}: {died[0].full_name}: the process running your code ended during a launcher call: "
                     f"{gtest.worker_died(died[0])}" + (f". {detail}" if detail else "")
                 )
-                return False
+                return None
             if failed:
                 res.correctness = "fail"
                 res.verdict = "wrong"
@@ -286,17 +297,17 @@ class LabGrader:
                     + (f"; the CPU backend found: {found}" if found else "")
                     + f"; first: {failed[0].full_name}: {diagnostics.first_failure(failed[0])}"
                 )
-                return False
+                return None
             ran = [c for c in cases if c.status == "passed"]
             if not ran:
                 res.verdict, res.message = "not-graded", f"{p.name}: no correctness test ran (all skipped?)"
-                return False
+                return None
             passed += len(ran)
             total += len(cases)
         res.correctness = "pass"
         res.correctness_score = lab.correctness_points
         res.message = f"{passed} correctness tests passed"
-        return True
+        return passed
 
     def _sanitize(self, program: Program, where: Path, gpu: str | None, res: LabResult) -> bool:
         """Without check mode (no CPU backend in the tree) races and out-of-bounds accesses that the GPU hid must be
