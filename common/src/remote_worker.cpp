@@ -12,6 +12,7 @@
 
 #if defined(COURSE_BACKEND_CPU)
 #include <course_cpu/diagnostics.h>
+#include <course_cpu/sharing.h>
 #endif
 
 namespace course::remote {
@@ -131,6 +132,9 @@ void run_call(const Launcher* launchers, std::size_t count, const wire::Call& ca
 }  // namespace
 
 int serve(const Launcher* launchers, std::size_t count) {
+#if defined(COURSE_BACKEND_CPU)
+  course_cpu::use_worker_arena();  // the judge's buffers arrive at addresses of their own
+#endif
   wire::Message out{};
   std::memset(&out, 0, sizeof out);
   out.magic = wire::kMagic;

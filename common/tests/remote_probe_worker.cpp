@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <iterator>
 #include <string>
@@ -28,6 +29,20 @@ void probe(float* out, cudaStream_t) {
     if (fcntl(fd, F_GETFD) != -1 && !is_device_buffer(fd)) ++open_fds;
   out[1] = static_cast<float>(open_fds);
   out[2] = fcntl(3, F_GETFD) != -1 ? 1.0f : 0.0f;
+}
+
+// out[0]: 1 if a device allocation of the worker's own (a launcher's workspace) lies in the worker's address range,
+// apart from the judge's buffers (out itself: out[1] is 1 if it lies in the judge's range).
+void arena(float* out, cudaStream_t) {
+  void* own = nullptr;
+  const auto in = [](const void* p, std::uintptr_t from) {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    return at >= (from << 32) && at < ((from + 0x2000) << 32);
+  };
+  if (cudaMalloc(&own, 4096) != cudaSuccess) return;
+  out[0] = in(own, 0x4000) ? 1.0f : 0.0f;
+  out[1] = in(out, 0x2000) ? 1.0f : 0.0f;
+  cudaFree(own);
 }
 
 // Dies in the middle of a call, as a crashing student launcher would.
@@ -60,6 +75,7 @@ int main() {
   static const course::remote::Launcher launchers[] = {
       course::remote::launcher("probe", &probe),   course::remote::launcher("die", &die),
       course::remote::launcher("hang", &hang),     course::remote::launcher("add_one", &add_one),
-      course::remote::launcher("replay", &replay), course::remote::launcher("first_only", &first_only)};
+      course::remote::launcher("replay", &replay), course::remote::launcher("first_only", &first_only),
+      course::remote::launcher("arena", &arena)};
   return course::remote::serve(launchers, std::size(launchers));
 }

@@ -50,6 +50,15 @@ TEST(Remote, TheWorkerSeesNeitherTheSeedNorTheJudgesDescriptors) {
   close(report);
 }
 
+TEST(Remote, TheWorkersOwnAllocationsNeverTakeTheAddressOfAJudgesBuffer) {
+  use_probe_worker();
+  course::DeviceBuffer<float> out(2, "out");
+  course::run_launcher("arena(out)", [&] { course::remote::call("arena", out.data(), cudaStream_t{}); });
+  const std::vector<float> seen = out.download();
+  EXPECT_EQ(seen[0], 1.0f) << "the worker's own allocation is not in its address range";
+  EXPECT_EQ(seen[1], 1.0f) << "the judge's buffer is not in the judge's address range";
+}
+
 TEST(Remote, AWorkerThatDiesFailsTheCallWithWhatHappened) {
   use_probe_worker();
   course::DeviceBuffer<float> out(1, "out");

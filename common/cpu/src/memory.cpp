@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -48,6 +49,37 @@ std::atomic<std::uint64_t> g_next_id{1};
 std::size_t page_size() {
   static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   return page;
+}
+
+// Device allocations live in address ranges of their own, the same in every process: a judge's (and any process
+// that is not a worker) from 32 TiB, a worker's own (a launcher's workspace) from 64 TiB. The kernel places
+// libraries, thread and fiber stacks and large heap blocks top-down from just below the stack (near 128 TiB), so an
+// allocation of the judge can always be mapped at its address in the worker; with the kernel's choice of address it
+// could land where the worker already had something, and an honest lab failed at random ("the address of a device
+// buffer is taken in the worker": measured once in 18 honest check-mode runs on an H100 machine).
+constexpr std::uintptr_t kArenaStart[2] = {std::uintptr_t{0x2000} << 32, std::uintptr_t{0x4000} << 32};
+constexpr std::uintptr_t kArenaSize = std::uintptr_t{0x2000} << 32;  // 32 TiB each: offsets wrap around
+std::atomic<int> g_arena{0};
+std::atomic<std::uintptr_t> g_arena_next{0};
+
+// `len` bytes of address space, PROT_NONE, in this process's arena (a range already in use there is skipped); the
+// kernel's choice where the arena cannot be used (an address space smaller than 47 bits).
+void* reserve_device_range(std::size_t len) {
+  const std::uintptr_t start = kArenaStart[g_arena.load(std::memory_order_relaxed)];
+  constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  for (int tries = 0; tries < 64 && len < kArenaSize; ++tries) {
+    const std::uintptr_t offset = g_arena_next.fetch_add(len, std::memory_order_relaxed) % kArenaSize;
+    if (offset + len > kArenaSize) continue;  // the end of the arena: the next offset wraps around
+    void* want = reinterpret_cast<void*>(start + offset);
+    void* got = mmap(want, len, PROT_NONE, kFlags | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == want) return got;
+    if (got != MAP_FAILED) {
+      munmap(got, len);  // a kernel older than MAP_FIXED_NOREPLACE took the address as a hint
+      break;
+    }
+    if (errno != EEXIST) break;
+  }
+  return mmap(nullptr, len, PROT_NONE, kFlags, -1, 0);
 }
 
 // The fault handler reads a fixed table without locks (it may run while the
@@ -148,7 +180,8 @@ cudaError_t allocate(void** ptr, std::size_t size, bool host) {
     }
   }
   // Reserve data + guard, then map the memfd over the data pages (shared: the worker sees the same bytes).
-  void* base = mmap(nullptr, map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* base = host ? mmap(nullptr, map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                    : reserve_device_range(map_len);
   if (base == MAP_FAILED ||
       (fd >= 0 && mmap(base, map_len - page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) ||
       (fd < 0 && mprotect(base, map_len - page, PROT_READ | PROT_WRITE) != 0)) {
@@ -223,6 +256,8 @@ bool export_allocation(const void* p, SharedAllocation* out) {
   return true;
 }
 
+void use_worker_arena() { detail::g_arena.store(1, std::memory_order_relaxed); }
+
 bool import_allocation(const SharedAllocation& a, std::string* why) {
   const std::size_t page = page_size();
   const std::size_t data = (a.size + 15) & ~std::size_t{15};
@@ -270,6 +305,7 @@ void forget_allocation(std::uint64_t id) {
 namespace course_cpu {
 bool export_allocation(const void* p, SharedAllocation* out) { return detail::export_allocation(p, out); }
 bool import_allocation(const SharedAllocation& a, std::string* why) { return detail::import_allocation(a, why); }
+void use_worker_arena() { detail::use_worker_arena(); }
 void forget_allocation(std::uint64_t id) { detail::forget_allocation(id); }
 }  // namespace course_cpu
 

@@ -213,3 +213,17 @@ TEST(Runtime, AutoCopiesTheElement) {
   for (int t = 0; t < 32; ++t) ASSERT_FLOAT_EQ(v[t], (t + 100.0f) + t + 1000.0f + (t + 1) % 32) << "thread " << t;
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
 }
+
+TEST(Runtime, DeviceAllocationsHaveAnAddressRangeOfTheirOwn) {
+  // The same range in every process that is not a worker (a worker's own allocations come from another): an
+  // allocation of the judge can always be mapped at its address in the worker (course_cpu/sharing.h).
+  void* p = nullptr;
+  ASSERT_EQ(cudaMalloc(&p, 1000), cudaSuccess);
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  EXPECT_GE(at, std::uintptr_t{0x2000} << 32);
+  EXPECT_LT(at, std::uintptr_t{0x4000} << 32);
+  float* host = nullptr;
+  ASSERT_EQ(cudaMallocHost(&host, 1000), cudaSuccess);  // host memory: wherever the kernel puts it
+  EXPECT_EQ(cudaFreeHost(host), cudaSuccess);
+  EXPECT_EQ(cudaFree(p), cudaSuccess);
+}

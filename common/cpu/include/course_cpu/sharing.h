@@ -25,5 +25,8 @@ bool export_allocation(const void* p, SharedAllocation* out);
 bool import_allocation(const SharedAllocation& allocation, std::string* why);
 // Unmaps an imported allocation (the exporter freed it).
 void forget_allocation(std::uint64_t id);
+// Called once by a worker before any allocation: its own device allocations then come from an address range apart
+// from the judge's, so that every allocation the judge exports can be mapped at its address here.
+void use_worker_arena();
 
 }  // namespace course_cpu
