@@ -9,11 +9,13 @@
 #include "course/timed_buffers.h"
 #include "course/validate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace course {
@@ -61,20 +63,30 @@ inline Reference gemm_reference(std::span<const float> a, std::span<const float>
   Reference ref;
   ref.value.assign(rows * cols, 0.0);
   ref.scale.assign(rows * cols, 0.0);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t i = r * static_cast<std::size_t>(row_step);
-    double* value = &ref.value[r * cols];
-    double* scale = &ref.scale[r * cols];
-    for (std::size_t p = 0; p < static_cast<std::size_t>(k); ++p) {  // i-p-j order: B is read row by row
-      const double aip = a[i * k + p];
-      const float* brow = &b[p * cols];
-      for (std::size_t j = 0; j < cols; ++j) {
-        const double term = aip * static_cast<double>(brow[j]);
-        value[j] += term;
-        scale[j] += std::fabs(term);
+  const auto some_rows = [&](std::size_t first, std::size_t last) {
+    for (std::size_t r = first; r < last; ++r) {
+      const std::size_t i = r * static_cast<std::size_t>(row_step);
+      double* value = &ref.value[r * cols];
+      double* scale = &ref.scale[r * cols];
+      for (std::size_t p = 0; p < static_cast<std::size_t>(k); ++p) {  // i-p-j order: B is read row by row
+        const double aip = a[i * k + p];
+        const float* brow = &b[p * cols];
+        for (std::size_t j = 0; j < cols; ++j) {
+          const double term = aip * static_cast<double>(brow[j]);
+          value[j] += term;
+          scale[j] += std::fabs(term);
+        }
       }
     }
-  }
+  };
+  // Rows in parallel once there is enough work: at 1024^3 one core took 4 s, while the grader held the GPU for it.
+  const double work = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(k);
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = work < 1e7 ? 1 : std::min({cores, rows, std::size_t{32}});
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(some_rows, rows * t / threads, rows * (t + 1) / threads);
+  some_rows(0, rows / threads);
+  for (std::thread& t : pool) t.join();
   return ref;
 }
 
