@@ -75,22 +75,6 @@ TEST(Remote, AWorkerThatDiesFailsTheCallWithWhatHappened) {
   course::run_launcher("probe", [&] { course::remote::call("probe", out.data(), cudaStream_t{}); });
 }
 
-TEST(Remote, ALauncherThatNeverReturnsIsStoppedAtTheCallDeadline) {
-  use_probe_worker();  // --course-call-seconds=2
-  course::DeviceBuffer<float> out(1, "out");
-  const auto start = std::chrono::steady_clock::now();
-  try {
-    course::run_launcher("hang(out)", [&] { course::remote::call("hang", out.data(), cudaStream_t{}); });
-    FAIL() << "the call returned";
-  } catch (const course::LabError& e) {
-    EXPECT_NE(std::string(e.what()).find("did not return within 2 s"), std::string::npos) << e.what();
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_GE(seconds, 2.0);
-  EXPECT_LT(seconds, 10.0);
-  course::run_launcher("probe", [&] { course::remote::call("probe", out.data(), cudaStream_t{}); });  // a new worker
-}
-
 // A perf measurement of the worker's launcher `name` on timed buffers (course/timed_buffers.h), as a lab's perf test
 // declares it; returns the state after measure().
 course::PerfResults measure_on_timed_buffers(const char* name) {
@@ -138,6 +122,31 @@ TEST(Remote, SkippedCallsFailTheChecksOfTheTimedCalls) {
   ASSERT_FALSE(r.checks.empty());
   EXPECT_FALSE(r.checks.front().ok);
   EXPECT_NE(r.checks.front().message.find("poison"), std::string::npos) << r.checks.front().message;
+}
+
+// Last in this file: after it, no call of this program reaches a worker.
+TEST(Remote, ALauncherThatNeverReturnsIsStoppedAtTheCallDeadline) {
+  use_probe_worker();  // --course-call-seconds=2
+  course::DeviceBuffer<float> out(1, "out");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    course::run_launcher("hang(out)", [&] { course::remote::call("hang", out.data(), cudaStream_t{}); });
+    FAIL() << "the call returned";
+  } catch (const course::LabError& e) {
+    EXPECT_NE(std::string(e.what()).find("did not return within 2 s"), std::string::npos) << e.what();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(seconds, 2.0);
+  EXPECT_LT(seconds, 10.0);
+  // Every later call of this program fails at once: a hang costs one deadline, not one per remaining test.
+  const auto again = std::chrono::steady_clock::now();
+  try {
+    course::run_launcher("probe(out)", [&] { course::remote::call("probe", out.data(), cudaStream_t{}); });
+    FAIL() << "a call after the timeout was made";
+  } catch (const course::LabError& e) {
+    EXPECT_NE(std::string(e.what()).find("not run: an earlier call"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - again).count(), 1.0);
 }
 
 }  // namespace
