@@ -49,8 +49,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--jobs",
         type=int,
         default=0,
-        help="parallel workers, each with its own build tree (default: 2, 1 on one core; with GPUs: two per GPU, one "
-        "building while the other's tests hold the GPU, where there are 2 cores per worker)",
+        help="parallel workers, each with its own build tree (default: 2, 1 on one core; with GPUs: three per GPU, "
+        "the others building or running check mode while one's tests hold the GPU, where there are 2 cores per "
+        "worker)",
     )
     p.add_argument("--labs", default="", help="comma-separated lab numbers, e.g. 01,03 (default: all)")
     p.add_argument(

@@ -124,7 +124,8 @@ class Ordering(unittest.TestCase):
     def test_defaults(self):
         self.assertEqual(pipeline.default_jobs(0, 2), 2)
         self.assertEqual(pipeline.default_jobs(0, 1), 1)
-        self.assertEqual(pipeline.default_jobs(1, 16), 2)
+        self.assertEqual(pipeline.default_jobs(1, 16), 3)
+        self.assertEqual(pipeline.default_jobs(1, 4), 2)
         self.assertEqual(pipeline.default_jobs(1, 2), 1)  # no core to spare for a second build
         self.assertEqual(pipeline.default_jobs(8, 16), 8)
         self.assertEqual(pipeline.build_jobs(2, 1, 16), 7)  # 2 cores for the run, 14 for two builds
