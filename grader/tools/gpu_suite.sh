@@ -11,6 +11,10 @@
 #   7. adversarial: the adversarial suite (grader/adversarial) graded with the GPU backend, every gpu expectation and
 #      known gap checked (grader/adversarial/run.py --backend gpu; outputs in <output dir>/adversarial). Needs
 #      bubblewrap: without a sandbox it is skipped, never run.
+# On a GPU machine without a package manager, put Boost.Context, toml++ and bubblewrap under a prefix of their own
+# (headers, libraries with their CMake configs, a bwrap that finds its libraries) and export
+# CMAKE_PREFIX_PATH=<prefix> PATH=<prefix>/bin:$PATH first: every build tree, the grader's included, finds them there,
+# and the test sandboxes read the library folders the programs were linked against (sandbox.library_roots).
 # Usage: grader/tools/gpu_suite.sh <output dir> [stages] [calibration runs, default 5]
 #   stages: a comma-separated subset of build,selftest,student,calibrate,ncu,bench,idioms,adversarial (default: all),
 #   so a long suite can be split over several calls on the same machine.
