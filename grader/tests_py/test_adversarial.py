@@ -50,6 +50,8 @@ class Specs(TempDirTest):
             if s.name.startswith(("perf_", "detect_", "forge_", "seed_", "esc_", "res_")) and s.name not in (
                 "perf_own_stream",
                 "perf_per_thread_stream",
+                "detect_h_perf_run",  # finds nothing to tell runs apart: honest code, at its honest speed
+                "forge_backend_gap",  # forges only on the CPU backend: nvcc compiles the honest kernel
             ):
                 self.assertFalse({"pass", "partial"} & set(s.verdicts["gpu"]), s.name)
 
