@@ -44,8 +44,7 @@ std::vector<Case> correctness_cases() {
       {1023, 8},    {1024, 8},   {1025, 8},  // one tile of 4 outputs per thread, minus and plus one
       {3001, 16},                            // several blocks: first, middle and last
       {2053, 64},   {4099, 100},             // halos wider than a warp; a prime size
-      {1030, 2},    {4097, 6},               // radius 2 mod 4 (with 0, 1 and 3 above: every residue): tile + radius
-                                             // is then not 16-byte aligned, so a float4 access there faults
+      {1030, 2},    {4097, 6},               // radius 2 mod 4: tile + radius not 16-byte aligned (float4 faults)
       {1500, 1024},                          // the largest radius: the halo is larger than the tile
   };
   if (!course::kCheckMode) {  // check mode instruments every access: keep it to the small sizes
