@@ -1,5 +1,6 @@
 // A worker for remote_test.cpp (course/remote.h): launchers that report what the worker process can see, or die.
 #include <course/remote.h>
+#include <course_cpu/sharing.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -35,13 +36,14 @@ void probe(float* out, cudaStream_t) {
 // apart from the judge's buffers (out itself: out[1] is 1 if it lies in the judge's range).
 void arena(float* out, cudaStream_t) {
   void* own = nullptr;
-  const auto in = [](const void* p, std::uintptr_t from) {
+  const auto in = [](const void* p, int arena) {
     const auto at = reinterpret_cast<std::uintptr_t>(p);
-    return at >= (from << 32) && at < ((from + 0x2000) << 32);
+    const std::uintptr_t start = course_cpu::kDeviceArenaStart[arena];
+    return at >= start && at < start + course_cpu::kDeviceArenaSize;
   };
   if (cudaMalloc(&own, 4096) != cudaSuccess) return;
-  out[0] = in(own, 0x4000) ? 1.0f : 0.0f;
-  out[1] = in(out, 0x2000) ? 1.0f : 0.0f;
+  out[0] = in(own, 1) ? 1.0f : 0.0f;
+  out[1] = in(out, 0) ? 1.0f : 0.0f;
   cudaFree(own);
 }
 

@@ -52,9 +52,8 @@ def default_jobs(gpus: int, cores: int) -> int:
     mode (the CPU backend), as far as the cores give each worker two, else one per GPU. On an H100 with 16 cores a
     realistic class took 26.7 s per six-lab submission with two workers (GPU busy 78 %) and 23.9 s with three (91 %):
     grader/calibration/runs/h100-2026-11-23-throughput-mix*.json. Without a GPU, two where there are two cores:
-    building and testing
-    both use the CPU there, but a second worker grades on while the first waits (a hang, process and sandbox
-    start-up), which measured 1.2-1.8x the throughput of one on a shared 2-core machine
+    building and testing both use the CPU there, but a second worker grades on while the first waits (a hang, process
+    and sandbox start-up), which measured 1.2-1.8x the throughput of one on a shared 2-core machine
     (grader/calibration/runs/cpu2-2026-11-23-throughput-*.json)."""
     if gpus == 0:
         return min(2, max(1, cores))

@@ -327,7 +327,7 @@ def run_gtest(
 ):
     """Runs one GoogleTest judge `exe` with its `worker`: the judge outside the sandbox, the worker (after `prefix`,
     e.g. compute-sanitizer) in the test sandbox, which reads `worker` and `read_only`, writes only a private run
-    folder (at `workdir`, which keeps output.log and the report outside it) and sees `devices`. The worker's
+    folder (sandbox.RUN_FOLDER; `workdir` keeps output.log and the report outside it) and sees `devices`. The worker's
     environment is `env` without the seed; a launcher call it does not answer within `call_seconds` (0: no limit)
     fails its test and stops it (the judge records property call_timeout_seconds). The sandbox also reads the folders
     outside the system that the program loads libraries from, unless one holds a path of `private`

@@ -98,10 +98,10 @@ def _includes(text: str) -> list[tuple[int, str, str]]:
 
 
 def line_directives(text: str) -> list[int]:
-    """The lines of `text` that hold a line directive: '#line N "file"', the GNU form '# N "file"', either through
-    the digraph %: or across a line splice. Such a directive makes the compiler place the errors after it in any file
-    it names, so an error in a file with one proves nothing about where it came from (diagnostics.backend_gap).
-    A directive cannot come out of a macro, so reading the text finds them all."""
+    """The lines of `text` that hold a line directive (counted with line splices joined): '#line N "file"', the GNU
+    form '# N "file"', either through the digraph %: or across a line splice. Such a directive makes the compiler
+    place the errors after it in any file it names, so an error in a file with one proves nothing about where it came
+    from (diagnostics.backend_gap). A directive cannot come out of a macro, so reading the text finds them all."""
     found = []
     for number, line in enumerate(strip_code(text).splitlines(), 1):
         if re.match(r"\s*(?:#|%:)\s*(?:line\b|[0-9])", line):

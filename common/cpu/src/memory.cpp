@@ -57,19 +57,17 @@ std::size_t page_size() {
 // allocation of the judge can always be mapped at its address in the worker; with the kernel's choice of address it
 // could land where the worker already had something, and an honest lab failed at random ("the address of a device
 // buffer is taken in the worker": measured once in 18 honest check-mode runs on an H100 machine).
-constexpr std::uintptr_t kArenaStart[2] = {std::uintptr_t{0x2000} << 32, std::uintptr_t{0x4000} << 32};
-constexpr std::uintptr_t kArenaSize = std::uintptr_t{0x2000} << 32;  // 32 TiB each: offsets wrap around
 std::atomic<int> g_arena{0};
 std::atomic<std::uintptr_t> g_arena_next{0};
 
 // `len` bytes of address space, PROT_NONE, in this process's arena (a range already in use there is skipped); the
-// kernel's choice where the arena cannot be used (an address space smaller than 47 bits).
+// kernel's choice where the arena cannot be used (an address space smaller than 47 bits). Offsets wrap around.
 void* reserve_device_range(std::size_t len) {
-  const std::uintptr_t start = kArenaStart[g_arena.load(std::memory_order_relaxed)];
+  const std::uintptr_t start = kDeviceArenaStart[g_arena.load(std::memory_order_relaxed)];
   constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-  for (int tries = 0; tries < 64 && len < kArenaSize; ++tries) {
-    const std::uintptr_t offset = g_arena_next.fetch_add(len, std::memory_order_relaxed) % kArenaSize;
-    if (offset + len > kArenaSize) continue;  // the end of the arena: the next offset wraps around
+  for (int tries = 0; tries < 64 && len < kDeviceArenaSize; ++tries) {
+    const std::uintptr_t offset = g_arena_next.fetch_add(len, std::memory_order_relaxed) % kDeviceArenaSize;
+    if (offset + len > kDeviceArenaSize) continue;  // the end of the arena: the next offset wraps around
     void* want = reinterpret_cast<void*>(start + offset);
     void* got = mmap(want, len, PROT_NONE, kFlags | MAP_FIXED_NOREPLACE, -1, 0);
     if (got == want) return got;

@@ -25,6 +25,11 @@ bool export_allocation(const void* p, SharedAllocation* out);
 bool import_allocation(const SharedAllocation& allocation, std::string* why);
 // Unmaps an imported allocation (the exporter freed it).
 void forget_allocation(std::uint64_t id);
+// The address ranges of device allocations (memory.cpp): a judge's, and any process's that is not a worker, then a
+// worker's own; 32 TiB each.
+inline constexpr std::uintptr_t kDeviceArenaStart[2] = {std::uintptr_t{0x2000} << 32, std::uintptr_t{0x4000} << 32};
+inline constexpr std::uintptr_t kDeviceArenaSize = std::uintptr_t{0x2000} << 32;
+
 // Called once by a worker before any allocation: its own device allocations then come from an address range apart
 // from the judge's, so that every allocation the judge exports can be mapped at its address here.
 void use_worker_arena();
