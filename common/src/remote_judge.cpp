@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +52,7 @@ struct State {
   double call_seconds = 0.0;  // --course-call-seconds: the worker must answer within this (0: no limit)
   void (*report_timeout)(double) = nullptr;
   void (*report_death)(const std::string&) = nullptr;
+  void (*report_answer)(double) = nullptr;
   bool gave_up = false;             // a call ran past the deadline: no further call is made
   int batch_left = 0;               // begin_batch: remote calls still to come in the batch (the last one sends it)
   int batch_calls = 0;              // remote calls made since begin_batch
@@ -275,7 +277,11 @@ void await_outcome(const wire::Message& m, std::uint64_t sequence) {
   wire::Message reply{};
   std::string why;
   bool late = false;
-  if (!wire::send(s.socket, m) || !receive_in_time(reply, &why, &late)) {
+  const auto sent_at = std::chrono::steady_clock::now();
+  const bool answered = wire::send(s.socket, m) && receive_in_time(reply, &why, &late);
+  if (answered && s.report_answer)
+    s.report_answer(std::chrono::duration<double>(std::chrono::steady_clock::now() - sent_at).count());
+  if (!answered) {
     if (late) {
       outcome.failure = "your launcher did not return within " + seconds_text(s.call_seconds) +
                         " (a kernel or host loop that never ends, or a wait that is never satisfied); the process "
@@ -309,6 +315,7 @@ void await_outcome(const wire::Message& m, std::uint64_t sequence) {
 
 void on_call_timeout(void (*report)(double seconds)) { state().report_timeout = report; }
 void on_worker_death(void (*report)(const std::string& how)) { state().report_death = report; }
+void on_answer(void (*report)(double seconds)) { state().report_answer = report; }
 
 void shutdown() {
   State& s = state();

@@ -20,10 +20,18 @@ class Limits:
     build_seconds: float = 300.0
     test_seconds: float = 120.0
     call_seconds: float = 30.0  # one launcher call: the judge stops a worker that does not answer in time
+    gpu_call_seconds: float = 30.0  # ... of a test program on a GPU (not check mode, not under compute-sanitizer)
     max_file_bytes: int = 256 * 1024
     max_submission_bytes: int = 16 * 1024 * 1024
     max_archive_members: int = 2000
     max_output_bytes: int = 64 * 1024 * 1024
+
+    def call_deadline(self, kind: str, slowdown: float = 1.0) -> float:
+        """The deadline for one answer of the worker in a run of `kind` ("check", "cpu", "gpu", "sanitizer");
+        `slowdown`: compute-sanitizer's factor, for kind "sanitizer"."""
+        if kind == "gpu":
+            return self.gpu_call_seconds
+        return self.call_seconds * (slowdown if kind == "sanitizer" else 1.0)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -112,6 +112,12 @@ def call_timeout(case: TestCase) -> float | None:
     return _number(case.properties.get("call_timeout_seconds"))
 
 
+def longest_answer(case: TestCase) -> float | None:
+    """The longest the judge waited for the worker's answer to a launcher call (or timed batch) in this test, in
+    seconds; None when no call was answered."""
+    return _number(case.properties.get("longest_answer_seconds"))
+
+
 def worker_died(case: TestCase) -> str:
     """How the process running the student's code ended during a call of this test ('it was killed by signal 11
     (Segmentation fault)'), or '' if it did not."""

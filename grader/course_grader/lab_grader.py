@@ -139,12 +139,15 @@ class LabGrader:
         gtest_filter: str,
         where: Path,
         gpu: str | None,
+        res: LabResult,
         prefix: tuple[str, ...] = (),
         timeout: float = 0,
     ) -> gtest.GTestRun:
         """One test process, in the sandbox (runner.run_gtest). After a failure on a GPU, the GPU's health is
-        checked: a broken GPU is not a student's fault (GpuUnhealthy: not graded)."""
+        checked: a broken GPU is not a student's fault (GpuUnhealthy: not graded). The longest wait for an answer
+        goes into `res.longest_answer`."""
         exe = program.path
+        kind = "sanitizer" if prefix else program.mode
         r = runner.run_gtest(
             exe,
             gtest_filter,
@@ -156,9 +159,12 @@ class LabGrader:
             devices=gpus.gpu_devices(gpu)[0] if gpu is not None else (),
             read_only=self.readable,
             prefix=prefix,
-            call_seconds=self.course.limits.call_seconds * (gpus.SANITIZER_SLOWDOWN if prefix else 1),
+            call_seconds=self.course.limits.call_deadline(kind, gpus.SANITIZER_SLOWDOWN),
             private=(self.course.repo_root / "solutions", self.work),
         )
+        waits = [w for w in map(gtest.longest_answer, r.cases) if w is not None]
+        if waits and max(waits) > res.longest_answer.get(kind, 0.0):
+            res.longest_answer[kind] = max(waits)
         if r.completed is not None and r.completed.tampered:
             raise Tampered(f"{exe.name}: {r.problem}")
         if gpu is not None and _unexplained_failure(r) and not self.gpu_healthy(gpu):
@@ -259,7 +265,7 @@ class LabGrader:
         res.correctness_score = 0  # (the points come once every program has passed)
         passed = 0
         for p in programs:
-            r = self.run_tests(p, "-*Perf.*", where / p.mode, gpu if p.mode == "gpu" else None)
+            r = self.run_tests(p, "-*Perf.*", where / p.mode, gpu if p.mode == "gpu" else None, res)
             if not r.ok:
                 res.correctness = "fail"
                 res.verdict = "timeout" if r.completed and r.completed.timed_out else "crash"
@@ -324,7 +330,7 @@ class LabGrader:
         timeout = self.course.limits.test_seconds * gpus.SANITIZER_SLOWDOWN
         for name in gpus.SANITIZER_TOOLS:
             folder = where / f"sanitizer-{name}"
-            r = self.run_tests(program, "-*Perf.*", folder, gpu, gpus.sanitizer_prefix(tool, name), timeout)
+            r = self.run_tests(program, "-*Perf.*", folder, gpu, res, gpus.sanitizer_prefix(tool, name), timeout)
             c = r.completed
             if c is None or c.timed_out:
                 status, why = "unknown", f"compute-sanitizer --tool {name} ran past {timeout:g} s"
@@ -344,7 +350,7 @@ class LabGrader:
             res.verdict, res.perf_note = "correct", "not graded: the lab declares no perf test"
             res.message += f"; {res.perf_note}"
             return
-        first = self.run_tests(program, ":".join(p.test for p in lab.perf), where / "perf-0", gpu)
+        first = self.run_tests(program, ":".join(p.test for p in lab.perf), where / "perf-0", gpu, res)
         if not first.ok:
             res.verdict = "perf-error"
             res.message += f"; perf: {first.problem}"
@@ -360,7 +366,7 @@ class LabGrader:
             name = perf.test
 
             def run_once(i: int, name=name) -> scoring.Measurement:
-                r = first if i == 0 else self.run_tests(program, name, where / f"perf-{i}-{name}", gpu)
+                r = first if i == 0 else self.run_tests(program, name, where / f"perf-{i}-{name}", gpu, res)
                 return measurement(r, name)
 
             v = scoring.measure_perf(

@@ -51,6 +51,9 @@ class LabResult:
     perf_note: str = ""
     seconds: float = 0.0
     failures: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # failed correctness tests: (name, text)
+    # The longest wait for a launcher call's answer, in seconds, by kind of run ("check", "cpu", "gpu", "sanitizer"):
+    # what [limits] call deadlines are calibrated from (grader/tools/answer_times.py).
+    longest_answer: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def score(self) -> float:

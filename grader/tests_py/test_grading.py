@@ -82,9 +82,14 @@ class FakeTree:
                     "late": {"call_timeout_seconds": "30.000000"},
                     "died": {"worker_died": "it was killed by signal 11 (Segmentation fault)"},
                 }.get(behaviour, {})
+                waits = spec.get("answers", {}).get(p.mode, [])  # each case's longest wait, as the judge records it
                 cases = [
                     c if behaviour == "pass" or i else (c[0], c[1], "failed", [wrong], late)
                     for i, c in enumerate(CORRECTNESS)
+                ]
+                cases = [
+                    (*c[:4], {**c[4], "longest_answer_seconds": w}) if w is not None else c
+                    for c, w in zip(cases, waits + [None] * len(cases))
                 ]
                 perf = [
                     report(
@@ -201,6 +206,13 @@ class Verdicts(TempDirTest):
         r = self.grade({"correct": "died"}, "cpu")
         self.assertEqual((r.verdict, r.score), ("crash", 0))
         self.assertIn("ended during a launcher call: it was killed by signal 11 (Segmentation fault)", r.message)
+
+    def test_the_longest_answer_of_each_kind_of_run_is_kept(self):
+        r = self.grade({"answers": {"check": ["0.25", "1.5"], "gpu": ["0.75", "not a number"]}}, "gpu")
+        self.assertEqual(r.verdict, "pass")
+        self.assertEqual(r.longest_answer, {"check": 1.5, "gpu": 0.75})
+        r = self.grade({"answers": {"gpu": ["1", "2.5"]}, "gpu": "late"}, "gpu")
+        self.assertEqual((r.verdict, r.longest_answer), ("timeout", {"gpu": 2.5}))  # kept: answer_times skips it
 
     def test_perf_verdict_from_recorded_properties_only(self):
         r = self.grade({"perf": [0.9], "perf_failure": "below the pass mark"}, "gpu")

@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "grader"))
 
-from course_grader import config, expected, gpus, pipeline, record, samples  # noqa: E402
+from course_grader import answer_times, config, expected, gpus, pipeline, record, samples  # noqa: E402
 from course_grader.manifest import Lab  # noqa: E402
 
 SPEC = ROOT / "grader" / "tools" / "class_mix.toml"
@@ -318,6 +318,8 @@ def run(args: argparse.Namespace) -> int:
         "verdicts": {v: sum(r.verdict == v for r in results) for v in sorted({r.verdict for r in results})},
         "unexpected_verdicts": mismatches,
         "ratios": ratios(results, cells),
+        # the longest wait for a launcher call's answer, by kind of run (labs stopped at a deadline left out)
+        "longest_answer": answer_times.longest(results),
     }
     path = (
         args.record or RUNS / f"{short_name(m)}-{rec['date']}-throughput{'-' + args.label if args.label else ''}.json"

@@ -86,6 +86,9 @@ void on_call_timeout(void (*report)(double seconds));
 // A worker that dies during a launcher call (a segmentation fault, an abort, a limit of the sandbox) fails the call;
 // `report` is told how it ended (judge_main.cpp records it, and the grader says `crash`, not a wrong result).
 void on_worker_death(void (*report)(const std::string& how));
+// Every answer the worker gives in time: how long after the call (or batch) was sent it came. judge_main.cpp records
+// each test's longest, from which the grader's deadline (course.toml [limits]) is calibrated.
+void on_answer(void (*report)(double seconds));
 
 // The outcome of the last remote call not yet taken (run_launcher takes it), or nothing when no call was remote.
 std::optional<Outcome> take_outcome();
