@@ -20,7 +20,7 @@ class Limits:
     build_seconds: float = 300.0
     test_seconds: float = 120.0
     call_seconds: float = 30.0  # one launcher call: the judge stops a worker that does not answer in time
-    gpu_call_seconds: float = 30.0  # ... of a test program on a GPU (not check mode, not under compute-sanitizer)
+    gpu_call_seconds: float = 10.0  # ... of a test program on a GPU (not check mode, not under compute-sanitizer)
     max_file_bytes: int = 256 * 1024
     max_submission_bytes: int = 16 * 1024 * 1024
     max_archive_members: int = 2000

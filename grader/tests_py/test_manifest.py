@@ -207,6 +207,11 @@ class CourseToml(Repo):
         self.assertEqual(course.gpus, {"nvidia_h200": "NVIDIA H200"})
         self.assertEqual(course.all_files(), {"demo.cu": course.lab("01")})
 
+    def test_a_deadline_for_each_kind_of_run(self):
+        course = self.load(COURSE_TOML + "[limits]\ncall_seconds = 30\ngpu_call_seconds = 10\n")
+        deadline = course.limits.call_deadline
+        self.assertEqual([deadline(k, 3) for k in ("check", "cpu", "gpu", "sanitizer")], [30, 30, 10, 90])
+
     def test_bad_course_toml(self):
         self.assertIn("grader/labs/NN_name/lab.toml", self.error(COURSE_TOML + '[[lab]]\nnumber = "01"\n'))
         self.assertIn("'limits.test_secs'", self.error(COURSE_TOML + "[limits]\ntest_secs = 3\n"))
