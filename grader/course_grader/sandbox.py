@@ -44,7 +44,9 @@ SYSTEM_FILES = (
 GIB = 1 << 30
 INSTALL_HINT = (
     "install it (sudo apt-get install bubblewrap); if it is installed, unprivileged user namespaces "
-    "may be off (sudo sysctl kernel.unprivileged_userns_clone=1, and user.max_user_namespaces > 0). "
+    "may be off (sudo sysctl kernel.unprivileged_userns_clone=1, and user.max_user_namespaces > 0); "
+    "inside a container (Docker), the container must allow them and must not mask /proc (e.g. docker run "
+    "--security-opt seccomp=unconfined --security-opt apparmor=unconfined --security-opt systempaths=unconfined). "
     "To grade without a sandbox anyway, pass --no-sandbox: student code then runs with the grader's "
     "privileges, and every output records it"
 )
