@@ -155,7 +155,12 @@ if ((${#todo[@]})); then
   if ((pip_cmake)); then
     # CMake 4 dropped compatibility with projects older than 3.5 (Ubuntu 22.04's GoogleTest sources are fine, but
     # other distribution files may not be): the 3.x line is what the course is tested with.
-    python3 -m pip install --quiet --no-cache-dir 'cmake>=3.25,<4'
+    python3 -m pip install --quiet --no-cache-dir 'cmake>=3.25,<4' || {
+      echo "setup.sh: pip could not install CMake >= 3.25 from PyPI (no route to pypi.org?). Install CMake >= 3.25" \
+        "another way (Kitware's APT repository, apt.kitware.com, or a release from cmake.org into /usr/local)," \
+        "then run setup.sh again" >&2
+      exit 1
+    }
     hash -r
   fi
   if ((copy_tomlpp)); then
