@@ -125,6 +125,21 @@ TEST(Remote, SkippedCallsFailTheChecksOfTheTimedCalls) {
 }
 
 // Last in this file: after it, no call of this program reaches a worker.
+double& last_answer() {
+  static double seconds = -1.0;
+  return seconds;
+}
+
+TEST(Remote, EveryAnswerIsReportedWithHowLongItTook) {
+  use_probe_worker();
+  course::remote::on_answer([](double seconds) { last_answer() = seconds; });
+  course::DeviceBuffer<float> out(3, "out");
+  course::run_launcher("probe", [&] { course::remote::call("probe", out.data(), cudaStream_t{}); });
+  course::remote::on_answer(nullptr);
+  EXPECT_GT(last_answer(), 0.0) << "no answer was reported";
+  EXPECT_LT(last_answer(), 2.0) << "the wait reported is not the call's (the deadline is 2 s)";
+}
+
 TEST(Remote, ALauncherThatNeverReturnsIsStoppedAtTheCallDeadline) {
   use_probe_worker();  // --course-call-seconds=2
   course::DeviceBuffer<float> out(1, "out");
