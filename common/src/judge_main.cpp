@@ -1,5 +1,6 @@
 // main() of every judge program (course/remote.h): the worker's options out of argv, then GoogleTest.
 #include "course/remote.h"
+#include "course/testing.h"
 
 #include <gtest/gtest.h>
 
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
     ::testing::Test::RecordProperty("longest_answer_seconds", text);  // the same key again replaces the value
   });
   ::testing::InitGoogleTest(&argc, argv);
+  course::register_perf_tests();  // after every other test: correctness first when one run does both
   const int result = RUN_ALL_TESTS();
   course::remote::shutdown();  // compute-sanitizer's summary comes as the worker exits
   return result;

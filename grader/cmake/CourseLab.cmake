@@ -256,7 +256,7 @@ function(course_add_lab number dir)
   if(COURSE_HAVE_CPU_BACKEND)
     add_test(NAME course.${dir}.skeleton_fails
              COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${lab}_judge_check>
-                     -DWORKER=$<TARGET_FILE:${lab}_check> -DEXPECT=wrong "-DFILTER=-*Perf.*"
+                     -DWORKER=$<TARGET_FILE:${lab}_check> -DEXPECT=wrong "-DFILTER=*" -DPERF_AFTER_FAILURE=ON
                      -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/expect/${lab}_skeleton -P "${COURSE_EXPECT_SCRIPT}")
     set_tests_properties(course.${dir}.skeleton_fails PROPERTIES LABELS "selftest;${lab}")
   endif()

@@ -2,7 +2,10 @@
 # the catalogue of known-wrong kernels.
 #
 #   cmake -DEXE=<judge program> -DWORKER=<worker program> -DEXPECT=<expectation> -DFILTER=<gtest filter> -DWORKDIR=<scratch dir>
-#         -P expect_failures.cmake
+#         [-DPERF_AFTER_FAILURE=ON] -P expect_failures.cmake
+#
+# PERF_AFTER_FAILURE: the perf tests (suites ending in "Perf") must come after every other test and must not have been
+# measured (property not_measured: course::register_perf_tests skips them after a correctness failure).
 #
 # EXPECT is "wrong" (some test fails cleanly), "<category> at line <N>" (a failure message carries the CPU backend's
 # diagnosis "[<category>] <file>:<N>: ..."), or "correct" (every test passes: a kernel that is only slow). A crash
@@ -37,10 +40,26 @@ endif()
 
 # Gather every failure message.
 set(messages "")
+set(perf_seen 0)
 string(JSON suites LENGTH "${report}" testsuites)
 math(EXPR last_suite "${suites} - 1")
 foreach(i RANGE ${last_suite})
   string(JSON cases LENGTH "${report}" testsuites ${i} testsuite)
+  string(JSON suite GET "${report}" testsuites ${i} name)
+  if(PERF_AFTER_FAILURE)
+    if(suite MATCHES "Perf$")
+      math(EXPR perf_seen "${perf_seen} + ${cases}")
+      math(EXPR last_case "${cases} - 1")
+      foreach(j RANGE ${last_case})
+        string(JSON why ERROR_VARIABLE not_skipped GET "${report}" testsuites ${i} testsuite ${j} not_measured)
+        if(not_skipped)
+          message(FATAL_ERROR "${suite}: a perf test ran after a correctness test had failed (no not_measured)")
+        endif()
+      endforeach()
+    elseif(perf_seen GREATER 0)
+      message(FATAL_ERROR "${suite} ran after a perf test: the perf tests must come after every other test")
+    endif()
+  endif()
   if(cases EQUAL 0)
     continue()
   endif()
@@ -58,6 +77,9 @@ foreach(i RANGE ${last_suite})
   endforeach()
 endforeach()
 
+if(PERF_AFTER_FAILURE AND perf_seen EQUAL 0)
+  message(FATAL_ERROR "expected perf tests in ${EXE} (PERF_AFTER_FAILURE), found none")
+endif()
 if(EXPECT STREQUAL "wrong")
   message(STATUS "failed as expected (${failures} failing tests). First message:\n${messages}")
   return()

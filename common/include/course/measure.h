@@ -173,6 +173,8 @@ struct PerfCase {
   std::function<void(PerfState&)> body;
   std::string manifest;   // path of the lab's lab.toml
   std::string body_name;  // the body's function name: cases that share a body (labs 05, 06) share a sweep
+  std::string file;       // where COURSE_PERF_TEST declared it ("" for a case with no GoogleTest, as in the bench)
+  int line = 0;
 };
 
 // Every case registered in this program, in registration order.

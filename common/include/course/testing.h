@@ -27,17 +27,15 @@
 
 // COURSE_PERF_TEST(Suite, Case, body, "baseline name"): the GoogleTest Suite.Case (Suite ends in "Perf") runs
 // `body` (a void(course::PerfState&)) at the size of the lab manifest's [[perf]] entry with test = "Suite.Case", and
-// grades the lab against the baseline the body declared under that name (course::expect_perf_passes). It also
-// registers the case in course::perf_cases(), for a benchmark sweep. The manifest is the one the build names in
-// COURSE_LAB_MANIFEST (course_add_lab() sets it for every lab's test objects).
+// grades the lab against the baseline the body declared under that name (course::expect_perf_passes). The macro
+// registers the case in course::perf_cases() (a benchmark sweep reads the same list); the judge's main() turns each
+// case into its GoogleTest with course::register_perf_tests(), after every other test, so that one process can run a
+// lab's correctness tests and then its perf tests. The manifest is the one the build names in COURSE_LAB_MANIFEST
+// (course_add_lab() sets it for every lab's test objects).
 #if defined(COURSE_LAB_MANIFEST)
-#define COURSE_PERF_TEST(suite, name, body, graded_baseline)                                               \
-  [[maybe_unused]] const bool course_perf_case_##suite##_##name =                                          \
-      ::course::register_perf_case({#suite "." #name, graded_baseline, body, COURSE_LAB_MANIFEST, #body}); \
-  TEST(suite, name) {                                                                                      \
-    COURSE_REQUIRE_TIMING();                                                                               \
-    ::course::expect_perf_passes(#suite "." #name, __FILE__, __LINE__);                                    \
-  }
+#define COURSE_PERF_TEST(suite, name, body, graded_baseline)                                    \
+  [[maybe_unused]] const bool course_perf_case_##suite##_##name = ::course::register_perf_case( \
+      {#suite "." #name, graded_baseline, body, COURSE_LAB_MANIFEST, #body, __FILE__, __LINE__});
 #else
 #define COURSE_PERF_TEST(suite, name, body, graded_baseline)                                                  \
   static_assert(false,                                                                                        \
@@ -106,6 +104,55 @@ inline void expect_perf_passes(const std::string& test, const char* file, int li
     ADD_FAILURE_AT(file, line) << g.metric << numbers << " ([thresholds." << g.threshold.section << "] " << g.key
                                << " in the lab's lab.toml). The handout's 'How it is graded' and 'Hints' say what "
                                << "usually helps.";
+  }
+}
+
+namespace detail {
+
+// Set once a test that is not a perf test has failed in this process.
+inline bool& correctness_failed() {
+  static bool failed = false;
+  return failed;
+}
+
+class CorrectnessWatch : public ::testing::EmptyTestEventListener {
+  void OnTestEnd(const ::testing::TestInfo& test) override {
+    const std::string suite = test.test_suite_name();
+    const bool perf = suite.size() >= 4 && suite.compare(suite.size() - 4, 4, "Perf") == 0;
+    if (!perf && test.result()->Failed()) correctness_failed() = true;
+  }
+};
+
+class PerfTest : public ::testing::Test {
+ public:
+  explicit PerfTest(const PerfCase& perf_case) : case_(perf_case) {}
+  void TestBody() override {
+    if (correctness_failed()) {
+      ::testing::Test::RecordProperty("not_measured", "a correctness test failed earlier in this run");
+      GTEST_SKIP() << "not measured: a correctness test failed earlier in this run, and only a correct lab's speed "
+                      "is graded";
+    }
+    COURSE_REQUIRE_TIMING();
+    expect_perf_passes(case_.test, case_.file.c_str(), case_.line);
+  }
+
+ private:
+  const PerfCase& case_;  // an element of perf_cases(), which is complete before main() runs
+};
+
+}  // namespace detail
+
+// Registers the GoogleTest of every COURSE_PERF_TEST case. Called by the judge's main() after InitGoogleTest, so the
+// perf tests come after every other test (parameterized suites included) in one run of the program, and a perf test
+// is skipped once a correctness test of the same run has failed: the grader runs a lab's GPU tests in one process.
+inline void register_perf_tests() {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new detail::CorrectnessWatch);
+  for (const PerfCase& c : perf_cases()) {
+    if (c.file.empty()) continue;
+    const std::size_t dot = c.test.find('.');
+    const std::string suite = c.test.substr(0, dot), name = c.test.substr(dot + 1);
+    ::testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, c.file.c_str(), c.line,
+                            [&c]() -> ::testing::Test* { return new detail::PerfTest(c); });
   }
 }
 
