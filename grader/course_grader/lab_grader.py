@@ -247,25 +247,42 @@ class LabGrader:
         try:
             if self.gpu_broken:
                 raise GpuUnhealthy(self.gpu_broken)
-            more = self._correctness([p for p in programs if p.mode == "gpu"], lab, where, gpu, res)
+            on_gpu = [p for p in programs if p.mode == "gpu"]
+            checked = any(p.mode == "check" for p in programs)
+            first = None
+            if checked and lab.perf and on_gpu == [programs[-1]]:
+                # One process for the GPU correctness tests and then the perf tests (course::register_perf_tests
+                # orders them and skips perf after a failure): each process starts a CUDA context, twice with the
+                # worker's. Only when the judge itself did not finish is correctness run alone, to tell which
+                # part failed.
+                first = self.run_tests(on_gpu[0], "*", where / "gpu", gpu, res)
+                if not first.ok:
+                    first = None
+            more = self._correctness(on_gpu, lab, where, gpu, res, first)
             if more is None:
                 return
             res.message = f"{passed + more} correctness tests passed"
-            if all(p.mode != "check" for p in programs) and not self._sanitize(programs[-1], where, gpu, res):
+            if not checked and not self._sanitize(programs[-1], where, gpu, res):
                 return
-            self._perf(programs[-1], lab, where, gpu, res)
+            self._perf(programs[-1], lab, where, gpu, res, first)
         finally:
             self.gpu_pool.put(gpu)
 
     def _correctness(
-        self, programs: list[Program], lab: Lab, where: Path, gpu: str | None, res: LabResult
+        self,
+        programs: list[Program],
+        lab: Lab,
+        where: Path,
+        gpu: str | None,
+        res: LabResult,
+        done: gtest.GTestRun | None = None,
     ) -> int | None:
         """Runs the correctness tests of `programs` (none: nothing to do); the number that passed, or None when one
-        failed (`res` says how)."""
+        failed (`res` says how). `done`: the one program's run, already made, with its perf tests too."""
         res.correctness_score = 0  # (the points come once every program has passed)
         passed = 0
         for p in programs:
-            r = self.run_tests(p, "-*Perf.*", where / p.mode, gpu if p.mode == "gpu" else None, res)
+            r = done or self.run_tests(p, "-*Perf.*", where / p.mode, gpu if p.mode == "gpu" else None, res)
             if not r.ok:
                 res.correctness = "fail"
                 res.verdict = "timeout" if r.completed and r.completed.timed_out else "crash"
@@ -344,13 +361,31 @@ class LabGrader:
         res.message += f"; compute-sanitizer ({', '.join(gpus.SANITIZER_TOOLS)}) found nothing"
         return True
 
-    def _perf(self, program: Program, lab: Lab, where: Path, gpu: str | None, res: LabResult) -> None:
-        """The lab's declared perf tests ([[perf]] in its manifest), each measured again near its threshold."""
+    def _clear_pass(self, r: gtest.GTestRun, lab: Lab) -> bool:
+        """Every declared perf test of `r` passed, outside the re-measure band. A perf test that ran after the
+        correctness tests in one process is trusted only then: on one H100 machine lab 06's fraction of copy measured
+        0.69-0.85 there against 0.83-0.84 alone (on another, 0.82-0.86 both ways; CALIBRATION.md "One GPU process per
+        lab"), always lower, never higher."""
+        for perf in lab.perf:
+            m = measurement(r, perf.test)
+            if m.problem or m.review or not m.passed or m.ratio is None or m.threshold is None:
+                return False
+            if scoring.near_threshold(m.ratio, m.threshold, self.course.remeasure_band):
+                return False
+        return True
+
+    def _perf(
+        self, program: Program, lab: Lab, where: Path, gpu: str | None, res: LabResult, first: gtest.GTestRun | None
+    ) -> None:
+        """The lab's declared perf tests ([[perf]] in its manifest), each measured again near its threshold. `first`:
+        their first run, made with the correctness tests: kept when it is a clear pass, else they run again alone."""
         if not lab.perf:
             res.verdict, res.perf_note = "correct", "not graded: the lab declares no perf test"
             res.message += f"; {res.perf_note}"
             return
-        first = self.run_tests(program, ":".join(p.test for p in lab.perf), where / "perf-0", gpu, res)
+        if first is not None and not self._clear_pass(first, lab):
+            first = None  # measured again in a process of its own, as every perf run near or below a threshold is
+        first = first or self.run_tests(program, ":".join(p.test for p in lab.perf), where / "perf-0", gpu, res)
         if not first.ok:
             res.verdict = "perf-error"
             res.message += f"; perf: {first.problem}"

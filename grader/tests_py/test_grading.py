@@ -104,11 +104,20 @@ class FakeTree:
                     )
                     for r in spec.get("perf", [1])
                 ]
+                # The perf tests run under a filter that names them, or "*" (after the correctness tests, skipped
+                # when one failed: course::register_perf_tests); each such run takes the next of spec["perf"].
                 body = (
-                    f"cases = {report(cases)!r}\nperf = {perf!r}\n"
-                    f"if 'Perf' in args['--gtest_filter'] and not args['--gtest_filter'].startswith('-'):\n"
+                    f"cases = {report(cases)!r}\nperf = {perf!r}\nf = args['--gtest_filter']\n"
+                    f"open({str(self.dir / 'calls')!r}, 'a').write({p.mode!r} + ' ' + f + '\\n')\n"
+                    f"if f == '*' or ('Perf' in f and not f.startswith('-')):\n"
+                    f"    if {spec.get('judge') == 'dies in perf'!r}: os.kill(os.getpid(), 6)\n"
                     f"    n = int(open({str(counter)!r}).read()); open({str(counter)!r}, 'w').write(str(n + 1))\n"
-                    f"    cases = perf[min(n, len(perf) - 1)]\n"
+                    f"    timed = perf[min(n, len(perf) - 1)]['testsuites']\n"
+                    f"    if f == '*' and {behaviour != 'pass'!r}:\n"
+                    f"        skip = {{'result': 'SKIPPED', 'failures': []}}\n"
+                    f"        timed = [{{'name': s['name'], 'testsuite': [{{**c, **skip}} for c in s['testsuite']]}}\n"
+                    f"                 for s in timed]\n"
+                    f"    cases = {{'testsuites': (cases['testsuites'] if f == '*' else []) + timed}}\n"
                     f"json.dump(cases, open(report, 'w'))\n"
                 )
             fake_gtest(p.path, body)
@@ -172,11 +181,38 @@ class Verdicts(TempDirTest):
         self.assertEqual((r.verdict, r.score), ("slow", 6.0))
 
     def test_gpu_near_threshold_is_remeasured(self):
-        r = self.grade({"perf": [0.69, 0.71, 0.72]}, "gpu")
+        # the first of each list: the run with the correctness tests, near the threshold, so measured again alone
+        r = self.grade({"perf": [0.69, 0.69, 0.71, 0.72]}, "gpu")
         self.assertEqual((r.verdict, r.ratio, r.score), ("pass", 0.71, 10.0))
         self.assertIn("median of 0.690, 0.710, 0.720", r.message)
-        r = self.grade({"perf": [0.69, 0.68, 0.72]}, "gpu")
+        r = self.grade({"perf": [0.69, 0.69, 0.68, 0.72]}, "gpu")
         self.assertEqual((r.verdict, r.ratio), ("partial", 0.69))
+
+    def calls(self):
+        return (self.tmp / "tree" / "calls").read_text().splitlines()
+
+    def test_one_gpu_process_runs_the_correctness_tests_then_the_perf_tests(self):
+        r = self.grade({"perf": [0.9]}, "gpu")
+        self.assertEqual((r.verdict, r.score, r.message.split(";")[0]), ("pass", 10.0, "4 correctness tests passed"))
+        self.assertEqual(self.calls(), ["check -*Perf.*", "gpu *"])
+        r = self.grade({"gpu": "wrong"}, "gpu")  # the judge skips the perf tests after a failure
+        self.assertEqual((r.verdict, r.score, r.perf_score), ("wrong", 0, 0))
+        self.assertEqual(self.calls()[-1:], ["gpu *"])
+        self.assertNotIn("perf", r.message)
+
+    def test_perf_measured_with_the_correctness_tests_counts_only_as_a_clear_pass(self):
+        r = self.grade({"perf": [0.2, 0.9]}, "gpu")  # low with the correctness tests; alone, a pass
+        self.assertEqual((r.verdict, r.ratio, r.score), ("pass", 0.9, 10.0))
+        self.assertEqual(self.calls()[1:], ["gpu *", f"gpu {LAB01.perf[0].test}"])
+        r = self.grade({"perf": [0.9, 0.2]}, "gpu")  # a clear pass is kept: no second process
+        self.assertEqual((r.verdict, r.ratio), ("pass", 0.9))
+        self.assertEqual(self.calls()[-1], "gpu *")
+
+    def test_a_judge_that_dies_in_the_perf_tests_has_its_correctness_run_alone(self):
+        r = self.grade({"perf": [0.9], "judge": "dies in perf"}, "gpu")
+        self.assertEqual((r.verdict, r.correctness, r.score), ("perf-error", "pass", 6.0))
+        self.assertIn("SIGABRT", r.message)
+        self.assertEqual(self.calls(), ["check -*Perf.*", "gpu *", "gpu -*Perf.*", f"gpu {LAB01.perf[0].test}"])
 
     def test_gpu_crash_after_check_mode_passed(self):
         r = self.grade({"gpu": "crash"}, "gpu")
