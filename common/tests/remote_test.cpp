@@ -124,7 +124,6 @@ TEST(Remote, SkippedCallsFailTheChecksOfTheTimedCalls) {
   EXPECT_NE(r.checks.front().message.find("poison"), std::string::npos) << r.checks.front().message;
 }
 
-// Last in this file: after it, no call of this program reaches a worker.
 double& last_answer() {
   static double seconds = -1.0;
   return seconds;
@@ -140,6 +139,7 @@ TEST(Remote, EveryAnswerIsReportedWithHowLongItTook) {
   EXPECT_LT(last_answer(), 2.0) << "the wait reported is not the call's (the deadline is 2 s)";
 }
 
+// Last in this file: after it, no call of this program reaches a worker.
 TEST(Remote, ALauncherThatNeverReturnsIsStoppedAtTheCallDeadline) {
   use_probe_worker();  // --course-call-seconds=2
   course::DeviceBuffer<float> out(1, "out");

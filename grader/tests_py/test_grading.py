@@ -207,6 +207,14 @@ class Verdicts(TempDirTest):
         r = self.grade({"perf": [0.9, 0.2]}, "gpu")  # a clear pass is kept: no second process
         self.assertEqual((r.verdict, r.ratio), ("pass", 0.9))
         self.assertEqual(self.calls()[-1], "gpu *")
+        r = self.grade({"perf": [0.735, 0.76]}, "gpu")  # a pass, outside the band, within twice the band: again
+        self.assertEqual((r.verdict, r.ratio), ("pass", 0.76))
+        self.assertEqual(self.calls()[-2:], ["gpu *", f"gpu {LAB01.perf[0].test}"])
+
+    def test_a_perf_call_past_its_deadline_with_the_correctness_tests_is_not_run_again(self):
+        r = self.grade({"perf": [0.2], "props": {"call_timeout_seconds": "10.000000"}}, "gpu")
+        self.assertEqual((r.verdict, r.correctness), ("timeout", "pass"))
+        self.assertEqual(self.calls()[-1], "gpu *")
 
     def test_a_judge_that_dies_in_the_perf_tests_has_its_correctness_run_alone(self):
         r = self.grade({"perf": [0.9], "judge": "dies in perf"}, "gpu")

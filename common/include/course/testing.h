@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 // Skips the current test with the reason when no usable device is present (GPU builds without a GPU).
 #define COURSE_REQUIRE_DEVICE()                                    \
@@ -125,7 +126,7 @@ class CorrectnessWatch : public ::testing::EmptyTestEventListener {
 
 class PerfTest : public ::testing::Test {
  public:
-  explicit PerfTest(const PerfCase& perf_case) : case_(perf_case) {}
+  explicit PerfTest(PerfCase perf_case) : case_(std::move(perf_case)) {}
   void TestBody() override {
     if (correctness_failed()) {
       ::testing::Test::RecordProperty("not_measured", "a correctness test failed earlier in this run");
@@ -137,7 +138,7 @@ class PerfTest : public ::testing::Test {
   }
 
  private:
-  const PerfCase& case_;  // an element of perf_cases(), which is complete before main() runs
+  const PerfCase case_;
 };
 
 }  // namespace detail
@@ -152,7 +153,7 @@ inline void register_perf_tests() {
     const std::size_t dot = c.test.find('.');
     const std::string suite = c.test.substr(0, dot), name = c.test.substr(dot + 1);
     ::testing::RegisterTest(suite.c_str(), name.c_str(), nullptr, nullptr, c.file.c_str(), c.line,
-                            [&c]() -> ::testing::Test* { return new detail::PerfTest(c); });
+                            [c]() -> ::testing::Test* { return new detail::PerfTest(c); });
   }
 }
 
