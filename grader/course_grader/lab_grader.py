@@ -368,13 +368,7 @@ class LabGrader:
         the correctness tests in one process is trusted only then: on one H100 machine lab 06's fraction of copy
         measured 0.69-0.85 there against 0.83-0.84 alone, and up to 2.4 % higher than alone with the machine's cores
         busy (CALIBRATION.md "One GPU process per lab")."""
-        for perf in lab.perf:
-            m = measurement(r, perf.test)
-            if m.problem or m.review or not m.passed or m.ratio is None or m.threshold is None:
-                return False
-            if m.ratio < m.threshold * (1 + 2 * self.course.remeasure_band):
-                return False
-        return True
+        return all(scoring.clear_pass(measurement(r, p.test), self.course.remeasure_band) for p in lab.perf)
 
     def _perf(
         self, program: Program, lab: Lab, where: Path, gpu: str | None, res: LabResult, first: gtest.GTestRun | None

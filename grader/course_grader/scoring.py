@@ -54,6 +54,14 @@ class Measurement:
     review: str = ""  # non-empty: faster than the ceiling allows (why); held for review, never credited
 
 
+def clear_pass(m: Measurement, band: float) -> bool:
+    """`m` passed with nothing wrong, by more than twice `band` over its threshold: a measurement that is trusted
+    without being made again alone (lab_grader: the perf tests that ran after the correctness tests in one process)."""
+    if m.problem or m.review or not m.passed or m.ratio is None or m.threshold is None:
+        return False
+    return m.ratio >= m.threshold * (1 + 2 * band)
+
+
 @dataclasses.dataclass
 class PerfVerdict:
     ratio: float | None

@@ -24,6 +24,20 @@ class Formula(unittest.TestCase):
         self.assertFalse(scoring.near_threshold(1.40, 1.5, 0.03))
 
 
+class ClearPass(unittest.TestCase):
+    def test_only_a_pass_by_more_than_twice_the_band(self):
+        def m(ratio, **kw):
+            return scoring.Measurement(ratio, 1.0, passed=ratio >= 1.0, **kw)
+
+        self.assertTrue(scoring.clear_pass(m(1.07), 0.03))
+        self.assertTrue(scoring.clear_pass(m(1.06), 0.03))
+        self.assertFalse(scoring.clear_pass(m(1.05), 0.03))  # a pass, outside the band, within twice the band
+        self.assertFalse(scoring.clear_pass(m(0.5), 0.03))
+        self.assertFalse(scoring.clear_pass(m(1.5, problem="the result was wrong after the timed runs"), 0.03))
+        self.assertFalse(scoring.clear_pass(m(1.5, review="faster than the ceiling"), 0.03))
+        self.assertFalse(scoring.clear_pass(scoring.Measurement(None, None, "crashed"), 0.03))
+
+
 class FakeRunner:
     def __init__(self, ratios, problems=None):
         self.ratios, self.problems, self.calls = list(ratios), problems or {}, 0

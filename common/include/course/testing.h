@@ -118,7 +118,7 @@ inline bool& correctness_failed() {
 
 class CorrectnessWatch : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo& test) override {
-    const std::string suite = test.test_suite_name();
+    const std::string suite = test.test_suite_name();  // the rule of gtest.py's TestCase.is_perf
     const bool perf = suite.size() >= 4 && suite.compare(suite.size() - 4, 4, "Perf") == 0;
     if (!perf && test.result()->Failed()) correctness_failed() = true;
   }
