@@ -65,10 +65,13 @@ std::string cuda_error_hint(cudaError_t code) {
              "number).";
     case kIllegalAddress:
     case kMisalignedAddress:
-      return std::string(
-                 "A kernel read or wrote memory it does not own: usually a missing bounds check "
-                 "(if (i < n)) or a wrong index. The check-mode tests (ctest --test-dir build -R "
-                 "labNN.check, with your lab's number) name the line.") +
+      return std::string(code == kIllegalAddress
+                             ? "A kernel read or wrote memory it does not own: usually a missing bounds check "
+                               "(if (i < n)) or a wrong index."
+                             : "A kernel accessed a vector type (float2, float4, int4, double2) at an address that "
+                               "is not a multiple of its size: a vector load or store needs an index that is a "
+                               "multiple of the vector's width from an aligned start.") +
+             " The check-mode tests (ctest --test-dir build -R labNN.check, with your lab's number) name the line." +
              (kBackend == Backend::gpu ? " After this error the GPU context is unusable, so later tests in the "
                                          "same process fail too."
                                        : "");

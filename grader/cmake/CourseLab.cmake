@@ -115,6 +115,8 @@ function(_course_lab_executable target lab backend)
   target_link_libraries(${target} PRIVATE ${lab}_worker_table_${backend})
   if(backend STREQUAL "gpu")
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  elseif(backend STREQUAL "check")
+    target_link_libraries(${target} PRIVATE course_cpu_check_instrumentation)
   endif()
   # For the grader's symbol rules (grader/course_grader/symbols.py): the objects compiled from the lab file(s) and
   # the lab's baseline objects, <build>/grader/targets/programs/<target>.json (every lab program, self-test included).

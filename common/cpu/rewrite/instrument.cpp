@@ -1,6 +1,7 @@
 // course-rewrite, pass 4 (check mode only): checked subscripts. Inside
 // __global__/__device__ functions, `name[` of a shared array or a pointer
-// parameter becomes `COURSE_CHECKED(name, __LINE__)[` (course_cpu/check.h);
+// parameter becomes `COURSE_CHECKED(name, __LINE__)[`, of a local pointer
+// variable `COURSE_CHECKED_LOCAL(name, __LINE__)[` (course_cpu/check.h);
 // value_contexts.cpp handles the places where the resulting element proxy
 // must be read as a value or bound to a reference.
 #include "passes.h"
@@ -10,6 +11,7 @@ namespace course_rewrite {
 void Rewriter::instrument() {
   for (Function& fn : functions_) {
     const std::set<std::string>& local = shared_arrays_[fn.body_open];
+    fn.local_pointers = local_pointers(fn, local);
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
       if (is_punct(k, "&") && !in_declaration(k)) {
         reference_declaration(k, fn, local);
@@ -32,8 +34,13 @@ void Rewriter::instrument() {
       if (!proxy_at(k, fn, local, &last)) continue;
       const bool as_value = value_context(k, last);
       if (as_value) edits_.push_back({k, k, "::course_cpu::check::value("});
-      if (checked_subscript(k, fn, local))
-        edits_.push_back({k, k + 1, "COURSE_CHECKED(" + std::string(t) + ", __LINE__)"});
+      if (checked_subscript(k, fn, local)) {
+        const std::string name(t);
+        const bool pointer_variable =
+            fn.local_pointers.count(name) && !local.count(name) && !global_shared_.count(name);
+        edits_.push_back(
+            {k, k + 1, (pointer_variable ? "COURSE_CHECKED_LOCAL(" : "COURSE_CHECKED(") + name + ", __LINE__)"});
+      }
       if (as_value) edits_.push_back({last + 1, last + 1, ")"});
     }
   }
@@ -44,7 +51,62 @@ bool Rewriter::checked_subscript(std::size_t k, const Function& fn, const std::s
   const std::size_t p = prev(k);
   if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
   const std::string name(toks_[k].text);
-  return local.count(name) || global_shared_.count(name) || fn.pointer_params.count(name);
+  return local.count(name) || global_shared_.count(name) || fn.pointer_params.count(name) ||
+         fn.local_pointers.count(name);
+}
+
+std::set<std::string> Rewriter::local_pointers(const Function& fn, const std::set<std::string>& local) const {
+  static const std::set<std::string_view> not_a_type = {"return",  "case",  "throw",  "goto", "else",     "do",
+                                                        "typedef", "using", "delete", "new",  "co_return"};
+  std::set<std::string> names;
+  for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
+    if (!is_punct(k, "*")) continue;
+    // After the '*': qualifiers, the name, then = ; or , (a declarator, not a multiplication or a dereference); or
+    // a pointer to an array, `(*name)[N]...` then = or ;.
+    std::size_t n = next(k);
+    while (is_ident(n, "const") || is_ident(n, "volatile") || is_ident(n, "__restrict__") || is_ident(n, "__restrict"))
+      n = next(n);
+    if (!is_ident(n)) continue;
+    std::size_t type_end = k;  // the token after the type
+    if (is_punct(prev(k), "(")) {
+      std::size_t q = next(n);
+      if (!is_punct(q, ")") || !is_punct(next(q), "[")) continue;
+      for (q = next(q); is_punct(q, "["); q = next(match(q))) {
+      }
+      if (!is_punct(q, "=") && !is_punct(q, ";")) continue;
+      type_end = prev(k);
+    } else if (!(is_punct(next(n), "=") || is_punct(next(n), ";") || is_punct(next(n), ","))) {
+      continue;
+    }
+    // Before it: a type (identifiers, ::, template arguments) that starts a statement or a for's init.
+    std::size_t first = npos;
+    int angle = 0;
+    bool type = true;
+    std::size_t q = prev(type_end);
+    for (; q != npos && q > fn.body_open; q = prev(q)) {
+      if (angle == 0 && (is_punct(q, ";") || is_punct(q, "{") || is_punct(q, "}"))) break;
+      if (angle == 0 && is_punct(q, "(")) {
+        if (!is_ident(prev(q), "for")) type = false;
+        break;
+      }
+      if (is_punct(q, ">")) {
+        ++angle;
+      } else if (is_punct(q, ">>")) {
+        angle += 2;
+      } else if (is_punct(q, "<")) {
+        --angle;
+      } else if (!is_ident(q) && !is_punct(q, "::") &&
+                 !(angle > 0 && (is_punct(q, ",") || is_punct(q, "*") || toks_[q].kind == Tok::number))) {
+        type = false;
+        break;
+      }
+      first = q;
+    }
+    if (!type || angle != 0 || first == npos || not_a_type.count(toks_[first].text)) continue;
+    const std::string name(toks_[n].text);
+    if (!local.count(name) && !global_shared_.count(name) && !fn.pointer_params.count(name)) names.insert(name);
+  }
+  return names;
 }
 
 // `auto v = s[i];` would make v the element proxy (reading s[i] whenever v

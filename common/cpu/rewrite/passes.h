@@ -34,6 +34,9 @@ struct Function {
   // __shared__ arrays (course_cpu/occupancy.h); empty if it cannot be written (another kind of function, a default
   // argument, an unnamed template parameter).
   std::string kernel_address;
+  // Check mode: local pointer variables (`float* Bs = smem + n;`, `const float4* in4 = ...;`), whose subscripts are
+  // checked like a pointer parameter's where they point into shared or global memory (course_cpu/check.h).
+  std::set<std::string> local_pointers;
 };
 
 class Rewriter {
@@ -121,6 +124,9 @@ class Rewriter {
   bool checked_subscript(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
   void decay_auto_initializers(std::size_t k, const Function& fn, const std::set<std::string>& local);
   bool in_declaration(std::size_t k) const;
+  // Names declared in the body of fn as `T* name = ...;` / `T* name;` (one '*', at the start of a statement or of
+  // a for's init), that are not shared arrays or pointer parameters.
+  std::set<std::string> local_pointers(const Function& fn, const std::set<std::string>& local) const;
 
   // ---- pass 4 (check mode): where an element proxy must be a value (value_contexts.cpp) ----
   // If an element proxy starts at token k (a checked subscript chain, or a proxy reference), its last token.

@@ -202,4 +202,41 @@ std::string write_after_read_text(const Who& who, const check::AccessInfo& info,
          barrier_for(who.t.linear, other.thread) + separate(other.line, info.site->line);
 }
 
+namespace {
+
+// Where the address lies: "byte 4072 of a buffer cudaMalloc'ed with 16388 bytes", or of the dynamic shared memory.
+std::string misaligned_place(const Who& who, std::uintptr_t address) {
+  Allocation a;
+  if (find_allocation(reinterpret_cast<const void*>(address), &a))
+    return " (byte " + std::to_string(address - a.begin) + " of a buffer cudaMalloc'ed with " + std::to_string(a.size) +
+           " bytes)";
+  const auto arena = reinterpret_cast<std::uintptr_t>(who.w.arena.get());
+  if (arena != 0 && address >= arena && address < arena + who.w.arena_bytes)
+    return " (byte " + std::to_string(address - arena) + " of the block's extern __shared__ memory)";
+  return "";
+}
+
+}  // namespace
+
+// The type as a student writes it: "float4" for the compiler's "'float4'" or "const struct float4".
+std::string plain_type(std::string type) {
+  if (type.size() >= 2 && type.front() == '\'' && type.back() == '\'') type = type.substr(1, type.size() - 2);
+  for (const char* word : {"const ", "volatile ", "struct "})
+    while (type.rfind(word, 0) == 0) type.erase(0, std::strlen(word));
+  return type;
+}
+
+std::string misaligned_access_text(const Who& who, const MisalignedAccess& access) {
+  std::ostringstream m;
+  m << "thread " << who.thread() << " of block " << who.block() << " " << access.verb << " " << access.what
+    << " at address 0x" << std::hex << access.address << std::dec << misaligned_place(who, access.address) << ", "
+    << access.address % access.alignment << " bytes past a multiple of " << access.alignment << ", but "
+    << access.requirement
+    << ". On a GPU this access fails with cudaErrorMisalignedAddress; here the block was stopped before it. A "
+       "vector type (float2, float4, int4, double2) needs an address that is a multiple of its size: use it only "
+       "where the index is a multiple of the vector's width from an aligned start (a cudaMalloc pointer is; in + i "
+       "is only when i is), and load single elements elsewhere.";
+  return m.str();
+}
+
 }  // namespace course_cpu::detail

@@ -43,6 +43,23 @@ std::string shared_index_text(const check::AccessInfo& info, const Region& regio
 // ---- other findings ---------------------------------------------------------------
 // The parameter is null or points into no cudaMalloc'ed buffer.
 std::string not_a_device_pointer_text(const Who& who, check::Access kind, const check::AccessInfo& info);
+// A load or store at an address that is not a multiple of its type's alignment (check_alignment.cpp).
+struct MisalignedAccess {
+  std::string verb;         // "loads", "stores", "accesses"
+  std::string what;         // "a float4", "p[3]"
+  std::string requirement;  // "a float4 must be 16-byte aligned"
+  std::size_t alignment;
+  std::uintptr_t address;
+};
+std::string misaligned_access_text(const Who& who, const MisalignedAccess& access);
+// Reports a misaligned access of the running CUDA thread, fails the launch with cudaErrorMisalignedAddress and stops
+// the block before the access runs; does not return (check_alignment.cpp).
+[[noreturn]] void stop_misaligned(Worker& w, ThreadSlot& t, const char* file, int line, const char* variable,
+                                  const MisalignedAccess& access);
+// Inside a check-mode kernel (a running worker and CUDA thread), not host code.
+bool in_checked_kernel();
+// UBSan's spelling of a type ("'float4'", "const struct float4") as a student writes it: "float4".
+std::string plain_type(std::string type);
 // A read of a shared word no thread of the block has written.
 std::string uninitialized_read_text(const Who& who, const check::AccessInfo& info);
 

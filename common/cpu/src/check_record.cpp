@@ -113,6 +113,7 @@ bool record(const AccessInfo& info, Access kind) {
     if (region == nullptr) {
       Allocation a;
       if (!global_allocation_of(c, info.base, &a)) {
+        if (info.site->local_pointer) return true;  // a local array, or not used where it points: unchecked
         w->illegal_address = true;
         report(who, "not-a-device-pointer", info, [&] { return not_a_device_pointer_text(who, kind, info); });
         return false;

@@ -54,6 +54,15 @@ void on_fault(int sig, siginfo_t* info, void*) {
                   "[course-cpu] The CUDA thread ran out of stack (address %p): local arrays are too "
                   "large or recursion is too deep. Raise COURSE_CPU_STACK_KB (default 256).\n",
                   addr);
+  } else if (sig == SIGSEGV && info->si_code == SI_KERNEL) {
+    // A general-protection fault: x86 gives no address for it. Inside a kernel it most often comes from an aligned
+    // vector instruction (the compiler uses one for float4, int4, double2) at an address that is not a multiple of
+    // 16, rarely from a wild pointer.
+    say("[course-cpu] It made a general-protection fault, which comes without an address: most likely a float4, "
+        "int4 or double2 load or store at an address that is not a multiple of 16 bytes (on a GPU: "
+        "cudaErrorMisalignedAddress), or a wild pointer. A vector access needs an index that is a multiple of "
+        "the vector's width from an aligned start.\n");
+    buf[0] = '\0';
   } else {
     std::snprintf(buf, sizeof buf,
                   "[course-cpu] It accessed address %p, which is not inside any GPU buffer: a host "

@@ -158,7 +158,7 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
   const std::function<void(Worker&)> job = [&](Worker& w) {
     w.sink.clear();
     w.checked = checked;
-    w.illegal_address = w.launch_failure = false;
+    w.illegal_address = w.misaligned_address = w.launch_failure = false;
     w.grid_dim = grid;
     w.block_dim = block;
     gridDim = grid;
@@ -188,16 +188,19 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
 
   const std::vector<Worker*> all = workers.workers();
   std::vector<const DiagnosticSink*> sinks;
-  bool illegal = false, failure = false;
+  bool illegal = false, misaligned = false, failure = false;
   for (Worker* w : all) {
     sinks.push_back(&w->sink);
     illegal |= w->illegal_address;
+    misaligned |= w->misaligned_address;
     failure |= w->launch_failure;
   }
   if (checked) check_end_launch(all);
   publish_diagnostics(sinks);
   if (illegal)
     set_kernel_error(cudaErrorIllegalAddress);
+  else if (misaligned)
+    set_kernel_error(cudaErrorMisalignedAddress);
   else if (failure)
     set_kernel_error(cudaErrorLaunchFailure);
 }

@@ -71,6 +71,7 @@ struct Worker {
   check::Hot* hot = nullptr;          // check-mode launch running: its fast-path state
   bool checked = false;
   bool illegal_address = false;            // this launch: an out-of-bounds access was stopped
+  bool misaligned_address = false;         // this launch: a misaligned access stopped a block (check_alignment.cpp)
   bool launch_failure = false;             // this launch: a block was aborted
   std::unique_ptr<unsigned char[]> arena;  // extern __shared__ memory
   std::size_t arena_capacity = 0;

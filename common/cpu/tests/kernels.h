@@ -28,3 +28,11 @@ cudaError_t run_warp_tail(const float* in, float* out);
 cudaError_t run_racy_deduced(int* out);
 cudaError_t run_half_warp_sync(float* out);
 cudaError_t run_wording(int which, const float* a, float* out);
+// which 0: a float4 load from in + offset; 1: a float2 store to the shared memory at float index offset.
+cudaError_t run_misaligned(int which, int offset, const float* in, float* out);
+// out[offset + i] = in[offset + i] for i < 16, copied as float4.
+cudaError_t run_vector_copy(int offset, const float* in, float* out);
+// Two tiles of 32 floats through local pointers into the extern __shared__ memory, with or without the barrier.
+cudaError_t run_carved_tiles(int sync, const float* in, float* out);
+// A 4 x 5 tile through a pointer to rows, every thread reading column `column` of its row.
+cudaError_t run_row_pointer(int column, float* out);

@@ -228,3 +228,72 @@ cudaError_t run_half_warp_sync(float* out) {
   halfWarpSync<<<1, 32>>>(out);
   return cudaDeviceSynchronize();
 }
+
+// Vector accesses at addresses that are not a multiple of their size: a float4 load from in + offset (misaligned
+// unless offset % 4 == 0), a float2 store into the extern __shared__ memory at an odd float index. With offset 0
+// and an even index both are aligned and run.
+__global__ void vectorLoad(const float* in, float* out, int offset) {
+  const float4 v = reinterpret_cast<const float4*>(in + offset)[threadIdx.x];  // @misaligned-load
+  out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+__global__ void vectorSharedStore(float* out, int first) {
+  extern __shared__ float s[];
+  float2* p = reinterpret_cast<float2*>(s + first);
+  p[threadIdx.x] = make_float2(1.0f, 2.0f);  // @misaligned-store
+  __syncthreads();
+  out[threadIdx.x] = s[first + 2 * threadIdx.x] + s[first + 2 * threadIdx.x + 1];
+}
+
+cudaError_t run_misaligned(int which, int offset, const float* in, float* out) {
+  if (which == 0)
+    vectorLoad<<<2, 8>>>(in, out, offset);
+  else
+    vectorSharedStore<<<1, 8, 64 * sizeof(float)>>>(out, offset);
+  return cudaDeviceSynchronize();
+}
+
+// A float4 copy at a float offset: in fast mode, a misaligned offset makes the host compiler's aligned 16-byte
+// vector instructions fault.
+__global__ void vectorCopy(const float* in, float* out, int offset) {
+  reinterpret_cast<float4*>(out + offset)[threadIdx.x] = reinterpret_cast<const float4*>(in + offset)[threadIdx.x];
+}
+
+cudaError_t run_vector_copy(int offset, const float* in, float* out) {
+  vectorCopy<<<1, 4>>>(in, out, offset);
+  return cudaDeviceSynchronize();
+}
+
+// Tiles reached through local pointers into the extern __shared__ memory: the reads of the second tile race with
+// the writes when the barrier is missing (checked like a pointer parameter). A local pointer to a local array is
+// not shared or global memory and is not reported.
+__global__ void carvedTiles(const float* in, float* out, int sync) {
+  extern __shared__ float smem[];
+  float* As = smem;
+  float* Bs = smem + blockDim.x;
+  As[threadIdx.x] = in[threadIdx.x];
+  Bs[threadIdx.x] = 2.0f * in[threadIdx.x];  // @carved-write
+  if (sync) __syncthreads();
+  float local[2] = {1.0f, 2.0f};
+  float* l = local;
+  out[threadIdx.x] = As[(threadIdx.x + 1) % blockDim.x] + Bs[(threadIdx.x + 1) % blockDim.x] + l[1];  // @carved-read
+}
+
+cudaError_t run_carved_tiles(int sync, const float* in, float* out) {
+  carvedTiles<<<1, 32, 64 * sizeof(float)>>>(in, out, sync);
+  return cudaDeviceSynchronize();
+}
+
+// A 4 x 5 tile through a pointer to rows of 5 floats, carved from the extern __shared__ memory: As[r][5] is past
+// the row but inside the memory (element 5 r + 5 of As), As[3][c] for the last row's column 5 is past the memory.
+__global__ void rowPointer(float* out, int column) {
+  extern __shared__ float smem[];
+  float(*As)[5] = reinterpret_cast<float(*)[5]>(smem);
+  As[threadIdx.x / 5][threadIdx.x % 5] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = As[threadIdx.x / 5][column];  // @row-pointer-read
+}
+
+cudaError_t run_row_pointer(int column, float* out) {
+  rowPointer<<<1, 20, 20 * sizeof(float)>>>(out, column);
+  return cudaDeviceSynchronize();
+}

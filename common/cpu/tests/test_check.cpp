@@ -214,3 +214,85 @@ TEST(CheckMode, WarpSyncOrdersOnlyTheLanesOfItsMask) {
       << d[0].message;
   EXPECT_NE(d[0].message.find("did not name both lanes in its mask"), std::string::npos) << d[0].message;
 }
+
+// A float4 load from a float buffer at an offset that is not a multiple of 4 floats faults on a GPU: check mode reports
+// it at its line, with the byte offset in the buffer, stops the block before the load and fails the launch with
+// cudaErrorMisalignedAddress. The same kernel at an aligned offset runs and reports nothing.
+TEST(CheckMode, MisalignedVectorLoadFromGlobalMemory) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> in(iota_floats(64)), out(16);
+  EXPECT_EQ(run_misaligned(0, 2, in.ptr, out.ptr), cudaErrorMisalignedAddress);
+  const auto d = of_category(course_cpu::take_diagnostics(), "misaligned-address");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@misaligned-load"));
+  EXPECT_EQ(d[0].occurrences, 2u);  // the first thread of each block: the block stops there
+  EXPECT_NE(d[0].message.find("thread (0,0) of block (0,0) accesses a float4 at address"), std::string::npos)
+      << d[0].message;
+  EXPECT_NE(d[0].message.find("(byte 8 of a buffer cudaMalloc'ed with 256 bytes), 8 bytes past a multiple of 16"),
+            std::string::npos)
+      << d[0].message;
+  EXPECT_NE(d[0].message.find("cudaErrorMisalignedAddress"), std::string::npos) << d[0].message;
+  cudaGetLastError();
+
+  EXPECT_EQ(run_misaligned(0, 4, in.ptr, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  EXPECT_EQ(out.get()[0], 2.0f + 9.0f + 3.0f + 10.0f);  // in[4..7] of iota_floats
+}
+
+TEST(CheckMode, MisalignedVectorStoreToSharedMemory) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> in(16), out(16);
+  EXPECT_EQ(run_misaligned(1, 3, in.ptr, out.ptr), cudaErrorMisalignedAddress);
+  const auto d = of_category(course_cpu::take_diagnostics(), "misaligned-address");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@misaligned-store"));
+  EXPECT_NE(d[0].message.find("accesses p[0] at address"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("p's elements must be 8-byte aligned"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("(byte 12 of the block's extern __shared__ memory), 4 bytes past a multiple of 8"),
+            std::string::npos)
+      << d[0].message;
+  cudaGetLastError();
+
+  EXPECT_EQ(run_misaligned(1, 2, in.ptr, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  EXPECT_EQ(out.get()[5], 3.0f);
+}
+
+// Local pointers into shared memory are checked: a missing barrier is a race on both tiles at their lines, and a
+// local pointer to a local array is left alone. With the barrier nothing is reported and the result is right.
+TEST(CheckMode, LocalPointersIntoSharedMemoryAreChecked) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> in(iota_floats(32)), out(32);
+  EXPECT_EQ(run_carved_tiles(0, in.ptr, out.ptr), cudaSuccess);
+  const auto all = course_cpu::take_diagnostics();
+  bool as = false, bs = false;
+  for (const auto& d : of_category(all, "race")) {
+    as = as || d.message.find("As[1]") != std::string::npos;
+    bs = bs || d.message.find("Bs[1]") != std::string::npos;
+    EXPECT_NE(d.message.find("line " + std::to_string(line_of("kernels_bugs.cu", "@carved-read"))), std::string::npos)
+        << d.message;
+  }
+  EXPECT_TRUE(as && bs);
+  EXPECT_TRUE(of_category(all, "not-a-device-pointer").empty());  // l points to a local array
+  EXPECT_TRUE(of_category(all, "out-of-bounds").empty());
+  EXPECT_EQ(run_carved_tiles(1, in.ptr, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<float> host = iota_floats(32);
+  EXPECT_EQ(out.get()[0], 3.0f * host[1] + 2.0f);
+}
+
+// A pointer to rows (`float (*As)[5]`) into the extern __shared__ memory: each access is checked at its flattened
+// index, so reading column 5 of the last row (element 20 of 20 floats) is out of bounds; column 4 is fine.
+TEST(CheckMode, PointerToRowsIsChecked) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(20);
+  EXPECT_EQ(run_row_pointer(4, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  EXPECT_EQ(out.get()[19], 1.0f);
+  EXPECT_EQ(run_row_pointer(5, out.ptr), cudaErrorIllegalAddress);
+  const auto d = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@row-pointer-read"));
+  EXPECT_NE(d[0].message.find("reads As[20]"), std::string::npos) << d[0].message;
+  cudaGetLastError();
+}

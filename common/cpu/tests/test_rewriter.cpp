@@ -253,6 +253,32 @@ TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
   EXPECT_TRUE(contains(out, "void host(float* a) { a[0] = 1; }")) << out;  // host code is not instrumented
 }
 
+// Local pointer variables are checked like pointer parameters (COURSE_CHECKED_LOCAL: unknown memory passes):
+// declarations at the start of a statement or a for's init, with qualifiers; not a multiplication, a dereference,
+// a dereference in parentheses, a return or a cast.
+TEST(Rewriter, CheckModeInstrumentsLocalPointerVariables) {
+  const std::string src =
+      "__global__ void k(const float* a, float* out, int n, int r) {\n"
+      "  extern __shared__ float smem[];\n"
+      "  float* As = smem; float* const __restrict__ Bs = smem + n;\n"
+      "  const float4* in4 = reinterpret_cast<const float4*>(a);\n"
+      "  for (const float* row = a + r * n; row < a; ++row) out[0] += row[1];\n"
+      "  float x = r * n; x = x * out[0]; (*(&x)) = 1;\n"
+      "  float (*T)[33] = reinterpret_cast<float (*)[33]>(smem);\n"
+      "  As[0] = Bs[1] + in4[0].x + T[1][2] + x;\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out,
+                       "COURSE_CHECKED_LOCAL(As, __LINE__)[0] = COURSE_CHECKED_LOCAL(Bs, __LINE__)[1] + "
+                       "COURSE_CHECKED_LOCAL(in4, __LINE__)[0].x + COURSE_CHECKED_LOCAL(T, __LINE__)[1][2] + x;"))
+      << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED(out, __LINE__)[0] += COURSE_CHECKED_LOCAL(row, __LINE__)[1];")) << out;
+  EXPECT_TRUE(contains(out, "float x = r * n; x = x * COURSE_CHECKED(out, __LINE__)[0];")) << out;
+  EXPECT_FALSE(contains(out, "COURSE_CHECKED_LOCAL(n")) << out;
+  EXPECT_FALSE(contains(out, "COURSE_CHECKED_LOCAL(x")) << out;
+}
+
 TEST(Rewriter, PreludeAndLineDirective) {
   const std::string out = rewrite("int x;\n", "/p/a \"q\".cu", Mode::check);
   EXPECT_TRUE(contains(out,

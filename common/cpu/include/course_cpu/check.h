@@ -4,6 +4,7 @@
 // extern __shared__ array or a pointer parameter inside device code into
 //     COURSE_CHECKED(As, __LINE__)[i][j]      (shared arrays)
 //     COURSE_CHECKED(a, __LINE__)[i]          (pointer parameters)
+//     COURSE_CHECKED_LOCAL(p, __LINE__)[i]    (local pointer variables)
 // Each [] returns a small view that remembers the variable, the line and the
 // indices; the last [] returns an ElemRef proxy (check_element.h). Converting
 // the proxy to T is a read, assigning to it a write, `+=`/`++`/... a read and
@@ -63,22 +64,38 @@ class ArrayView {
   Elem* first_;
 };
 
-// A pointer (parameter, extern __shared__ array): one subscript.
+// A pointer (parameter, extern __shared__ array, local pointer variable): one subscript. A pointer to an array
+// (`float (*As)[33]`) takes one subscript per dimension; each access is then checked as the element at the
+// flattened index `offset` + i from the pointer (As[1][2] is element 35 of As).
 template <class T>
 class PointerView {
  public:
-  PointerView(const Site* site, T* base) : site_(site), base_(base) {}
+  PointerView(const Site* site, T* base, long long offset = 0) : site_(site), base_(base), offset_(offset) {}
   template <class I>
   decltype(auto) operator[](I i) const {
     static_assert(std::is_integral_v<I> || std::is_enum_v<I>, "pointer subscript must be an integer");
-    const long long idx = static_cast<long long>(i);
-    T* e = reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(idx) * sizeof(T));
-    return element(PointerLoc<T>{site_, base_, idx}, e);
+    const long long idx = offset_ + static_cast<long long>(i);
+    if constexpr (std::is_array_v<T>) {
+      using Row = std::remove_extent_t<T>;
+      return PointerView<Row>(site_, reinterpret_cast<Row*>(base_), idx * static_cast<long long>(std::extent_v<T>));
+    } else {
+      T* e =
+          reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(idx) * sizeof(T));
+      if (reinterpret_cast<std::uintptr_t>(e) % alignof(T) != 0) [[unlikely]]
+        misaligned(site_, untyped(e), alignof(T), idx);
+      return element(PointerLoc<T>{site_, base_, idx}, e);
+    }
+  }
+  // Non-subscript uses of a row (As[i] passed on) decay like the row would.
+  operator T*() const {
+    return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) +
+                                static_cast<std::uintptr_t>(offset_) * sizeof(T));
   }
 
  private:
   const Site* site_;
   T* base_;
+  long long offset_;
 };
 
 // `auto v = s[i];` is rewritten to `auto v = ::course_cpu::check::value(s[i]);`:
@@ -118,5 +135,12 @@ inline PointerView<T> root(T* const&& pointer, const Site* site) {
     static constinit ::course_cpu::check::Site site{#name, __FILE__, line, 0}; \
     return &site;                                                              \
   }()
+#define COURSE_CPU_SITE_LOCAL(name, line)                                            \
+  [] {                                                                               \
+    static constinit ::course_cpu::check::Site site{#name, __FILE__, line, 0, true}; \
+    return &site;                                                                    \
+  }()
 // A checked subscript chain: `name` is a __shared__ array or a pointer.
 #define COURSE_CHECKED(name, line) ::course_cpu::check::root(name, COURSE_CPU_SITE(name, line))
+// The same for a local pointer variable (Site::local_pointer).
+#define COURSE_CHECKED_LOCAL(name, line) ::course_cpu::check::root(name, COURSE_CPU_SITE_LOCAL(name, line))

@@ -23,6 +23,9 @@ struct Site {
   const char* file;
   int line;
   int id;
+  // A local pointer variable: where it points into no shared array and no cudaMalloc'ed buffer (a local array, a
+  // pointer past the end that is never used there), the access is performed unchecked instead of reported.
+  bool local_pointer = false;
 };
 
 // Extents of an array type, as a static table (so views stay small).
@@ -56,6 +59,9 @@ bool record(const AccessInfo& info, Access kind);
 // any other.
 inline const void* untyped(const volatile void* p) { return const_cast<const void*>(p); }
 
+// A checked subscript whose element address is not a multiple of the element type's alignment: reports it and stops
+// the block (inside a check-mode kernel; returns in host code). src/check_alignment.cpp.
+void misaligned(const Site* site, const void* address, std::size_t alignment, long long index);
 // Storage that absorbs accesses that must not happen.
 void* scratch(std::size_t bytes);
 // Makes a static __shared__ array known to the running block, so pointers into

@@ -11,7 +11,7 @@ namespace course_cpu {
 
 struct Diagnostic {
   // "race", "barrier-divergence", "out-of-bounds", "uninitialized-shared-read",
-  // "invalid-launch", "not-a-device-pointer", "kernel-exception"
+  // "invalid-launch", "not-a-device-pointer", "misaligned-address", "kernel-exception"
   std::string category;
   std::string file;
   int line = 0;
