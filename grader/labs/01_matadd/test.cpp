@@ -34,6 +34,7 @@ std::vector<Shape> correctness_shapes() {
       {7, 256},   {255, 257},  // a 256-thread block, exactly, minus and plus one
       {17, 4096},              // non-square; cols % 4 == 0 (a float4 path, if you wrote one, runs here)
       {64, 1028},              // cols % 4 == 0, not a multiple of a warp
+      {5, 1030},               // cols % 4 == 2: rows start 8 bytes past a multiple of 16 (a float4 row faults)
   };
   if (!course::kCheckMode) {                // check mode instruments every access: keep it to the small sizes
     shapes.push_back({1023, 1025});         // 1024 minus and plus one
