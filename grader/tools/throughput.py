@@ -129,14 +129,18 @@ def _first(path: str, pattern: str) -> str:
     return m.group(1).strip() if m else ""
 
 
-def gpu_models(ids: tuple[str, ...]) -> list[str]:
-    names = []
+def gpu_query(ids: tuple[str, ...], field: str) -> list[str]:
+    """One nvidia-smi field (name, uuid) of each GPU: throughput differs between machines of one model by 10 % or
+    more, so a record names the very GPU it ran on."""
+    values = []
     for gpu in ids:
         c = subprocess.run(
-            ["nvidia-smi", f"--id={gpu}", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True
+            ["nvidia-smi", f"--id={gpu}", f"--query-gpu={field}", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
         )
-        names.append(c.stdout.strip() or "unknown")
-    return names
+        values.append(c.stdout.strip() or "unknown")
+    return values
 
 
 def machine(backend: str, gpu_ids: tuple[str, ...]) -> dict:
@@ -146,7 +150,8 @@ def machine(backend: str, gpu_ids: tuple[str, ...]) -> dict:
         "cpu": _first("/proc/cpuinfo", r"^model name\s*:\s*(.*)$") or platform.processor(),
         "cores": pipeline.cores(),
         "memory_gib": round(int(mem_kb) / 2**20, 1) if mem_kb else None,
-        "gpus": gpu_models(gpu_ids) if backend == "gpu" else [],
+        "gpus": gpu_query(gpu_ids, "name") if backend == "gpu" else [],
+        "gpu_uuids": gpu_query(gpu_ids, "uuid") if backend == "gpu" else [],
         "python": platform.python_version(),
     }
 
