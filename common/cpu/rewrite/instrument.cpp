@@ -35,11 +35,9 @@ void Rewriter::instrument() {
       const bool as_value = value_context(k, last);
       if (as_value) edits_.push_back({k, k, "::course_cpu::check::value("});
       if (checked_subscript(k, fn, local)) {
-        const std::string name(t);
-        const bool pointer_variable =
-            fn.local_pointers.count(name) && !local.count(name) && !global_shared_.count(name);
-        edits_.push_back(
-            {k, k + 1, (pointer_variable ? "COURSE_CHECKED_LOCAL(" : "COURSE_CHECKED(") + name + ", __LINE__)"});
+        const std::string name(t);  // local_pointers() leaves out shared arrays and pointer parameters
+        const char* macro = fn.local_pointers.count(name) ? "COURSE_CHECKED_LOCAL(" : "COURSE_CHECKED(";
+        edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
       }
       if (as_value) edits_.push_back({last + 1, last + 1, ")"});
     }

@@ -36,11 +36,8 @@ namespace course_cpu::check {
 void misaligned(const Site* site, const void* address, std::size_t alignment, long long index) {
   using namespace course_cpu::detail;
   if (!in_checked_kernel()) return;  // host code
-  const std::string element = std::string(site->var) + "[" + std::to_string(index) + "]";
-  const MisalignedAccess access{
-      "accesses", element,
-      std::string(site->var) + "'s elements must be " + std::to_string(alignment) + "-byte aligned", alignment,
-      reinterpret_cast<std::uintptr_t>(address)};
+  const MisalignedAccess access =
+      misaligned_subscript(site->var, index, alignment, reinterpret_cast<std::uintptr_t>(address));
   stop_misaligned(*tl_worker, *tl_slot, site->file, site->line, site->var, access);
 }
 

@@ -219,11 +219,24 @@ std::string misaligned_place(const Who& who, std::uintptr_t address) {
 }  // namespace
 
 // The type as a student writes it: "float4" for the compiler's "'float4'" or "const struct float4".
-std::string plain_type(std::string type) {
+static std::string plain_type(std::string type) {
   if (type.size() >= 2 && type.front() == '\'' && type.back() == '\'') type = type.substr(1, type.size() - 2);
   for (const char* word : {"const ", "volatile ", "struct "})
     while (type.rfind(word, 0) == 0) type.erase(0, std::strlen(word));
   return type;
+}
+
+MisalignedAccess misaligned_subscript(const char* var, long long index, std::size_t alignment, std::uintptr_t address) {
+  return {"accesses", std::string(var) + "[" + std::to_string(index) + "]",
+          std::string(var) + "'s elements must be " + std::to_string(alignment) + "-byte aligned", alignment, address};
+}
+
+MisalignedAccess misaligned_typed(const char* type_name, unsigned char check_kind, std::size_t alignment,
+                                  std::uintptr_t address) {
+  const std::string type = plain_type(type_name);
+  const char* verb = check_kind == 0 ? "loads" : check_kind == 1 ? "stores" : "accesses";  // 2: a copy's reference
+  return {verb, "a " + type, "a " + type + " must be " + std::to_string(alignment) + "-byte aligned", alignment,
+          address};
 }
 
 std::string misaligned_access_text(const Who& who, const MisalignedAccess& access) {

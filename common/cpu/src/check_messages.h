@@ -52,14 +52,17 @@ struct MisalignedAccess {
   std::uintptr_t address;
 };
 std::string misaligned_access_text(const Who& who, const MisalignedAccess& access);
+// The access of a checked subscript var[index] (check::misaligned) and one the compiler's alignment check found, of
+// UBSan's type name and TypeCheckKind (check_ubsan.cpp).
+MisalignedAccess misaligned_subscript(const char* var, long long index, std::size_t alignment, std::uintptr_t address);
+MisalignedAccess misaligned_typed(const char* type_name, unsigned char check_kind, std::size_t alignment,
+                                  std::uintptr_t address);
 // Reports a misaligned access of the running CUDA thread, fails the launch with cudaErrorMisalignedAddress and stops
 // the block before the access runs; does not return (check_alignment.cpp).
 [[noreturn]] void stop_misaligned(Worker& w, ThreadSlot& t, const char* file, int line, const char* variable,
                                   const MisalignedAccess& access);
 // Inside a check-mode kernel (a running worker and CUDA thread), not host code.
 bool in_checked_kernel();
-// UBSan's spelling of a type ("'float4'", "const struct float4") as a student writes it: "float4".
-std::string plain_type(std::string type);
 // A read of a shared word no thread of the block has written.
 std::string uninitialized_read_text(const Who& who, const check::AccessInfo& info);
 

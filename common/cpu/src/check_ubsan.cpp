@@ -40,9 +40,6 @@ extern "C" void __ubsan_handle_type_mismatch_v1(TypeMismatchData* data, std::uin
   // Host code of the lab file (a launcher), or a null pointer, which alignment does not cover: nothing to do here.
   if (!in_checked_kernel() || pointer == 0) return;
   const std::size_t alignment = std::size_t{1} << data->log_alignment;
-  const std::string type = plain_type(data->type->name);
-  const char* verb = data->check_kind == 0 ? "loads" : data->check_kind == 1 ? "stores" : "accesses";
-  const MisalignedAccess access{
-      verb, "a " + type, "a " + type + " must be " + std::to_string(alignment) + "-byte aligned", alignment, pointer};
+  const MisalignedAccess access = misaligned_typed(data->type->name, data->check_kind, alignment, pointer);
   stop_misaligned(*tl_worker, *tl_slot, data->location.file, static_cast<int>(data->location.line), "", access);
 }
