@@ -21,6 +21,7 @@ CATEGORIES = (
     "uninitialized-shared-read",
     "invalid-launch",
     "misaligned",
+    "async-copy",
 )
 OUTCOMES = ("wrong", "correct")
 

@@ -202,6 +202,28 @@ std::string write_after_read_text(const Who& who, const check::AccessInfo& info,
          barrier_for(who.t.linear, other.thread) + separate(other.line, info.site->line);
 }
 
+std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, const OtherAccess& copy, bool write) {
+  std::ostringstream m;
+  m << who_does(who, write ? check::Access::write : check::Access::read, info)
+    << ", which an asynchronous copy started by thread " << who.thread(copy.thread) << " at line " << copy.line
+    << " is still filling: no __pipeline_wait_prior() of that thread has covered the copy yet, so "
+    << (write ? "the copy may overwrite this value." : "this read may get the old contents.")
+    << " The thread that starts a copy must commit it (__pipeline_commit()) and wait for it "
+       "(__pipeline_wait_prior(n), where n is how many newer groups may stay in flight), and then every thread "
+       "must pass a __syncthreads() before any thread uses the data";
+  if (who.t.linear == copy.thread) m << " (its own copies need only the wait)";
+  m << ".";
+  return m.str();
+}
+
+std::string bad_async_copy_text(const Who& who, int line, const std::string& problem) {
+  return "thread " + who.thread() + " of block " + who.block() + " calls __pipeline_memcpy_async at line " +
+         std::to_string(line) + " with " + problem +
+         ". A GPU does not run such a copy (the kernel stops with an error); here the block was stopped. Copy 4, 8 "
+         "or 16 bytes from a cudaMalloc'ed buffer into __shared__ memory, both addresses a multiple of the size, "
+         "with zfill (the 4th argument) at most the size.";
+}
+
 namespace {
 
 // Where the address lies: "byte 4072 of a buffer cudaMalloc'ed with 16388 bytes", or of the dynamic shared memory.

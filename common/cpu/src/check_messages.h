@@ -83,4 +83,11 @@ std::string write_after_write_text(const Who& who, const check::AccessInfo& info
 std::string write_after_read_text(const Who& who, const check::AccessInfo& info, const OtherAccess& other,
                                   std::uint32_t my_wsync);
 
+// `who` reads (or, if `write`, writes) a word that an asynchronous copy started by `copy` is still filling: no
+// __pipeline_wait_prior of that thread has covered the copy yet (async_copy.cpp).
+std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, const OtherAccess& copy, bool write);
+// A __pipeline_memcpy_async that a GPU would not run: a size other than 4, 8 or 16, zfill larger than the size, a
+// destination outside shared memory or a source outside every cudaMalloc'ed buffer (`problem` says which).
+std::string bad_async_copy_text(const Who& who, int line, const std::string& problem);
+
 }  // namespace course_cpu::detail

@@ -47,8 +47,13 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
       if ((b.warp_masks[warp][s] & both) == both) return true;
     return false;
   };
-  const bool raced_writer = s.w_epoch == e && !ordered(s.writer, s.w_wsync);
   auto writer = [&] { return OtherAccess{s.writer, s.w_site->line, s.w_site->var, s.w_wsync}; };
+  if (s.copy_pending) {  // an asynchronous copy is still filling this word: no wait of its thread covered it yet
+    report(who, "async-copy", info, [&] { return copy_in_flight_text(who, info, writer(), write); });
+    check::note_shadow(s, read, false, e, me, my_wsync, info.site);  // the copy stays its writer
+    return;
+  }
+  const bool raced_writer = s.w_epoch == e && !ordered(s.writer, s.w_wsync);
   if (read) {
     if (raced_writer) {
       report(who, "race", info, [&] { return read_after_write_text(who, info, writer(), my_wsync); });

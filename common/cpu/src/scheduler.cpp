@@ -73,6 +73,8 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
     s.idx = uint3{t % bd.x, (t / bd.x) % bd.y, t / (bd.x * bd.y)};
     s.reduce = BlockReduce::none;
     s.predicate = 0;
+    s.copies.clear();
+    s.groups = 0;
     ThreadSlot* slot = &s;
     s.fiber = ctx::fiber(
         std::allocator_arg, PooledStack{&w.stacks}, [slot, &w, thunk, closure](ctx::fiber&& sink) -> ctx::fiber {
@@ -90,6 +92,7 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
                        "kernel '" + std::string(w.block.site->kernel) + "' threw a C++ exception in block " +
                            block_text(w) + ", which was stopped. Device code must not throw.");
           }
+          if (!slot->copies.empty() && !w.block.aborted) finish_async_copies(w, *slot);
           slot->state = ThreadState::exited;
           return std::move(slot->sink);
         });

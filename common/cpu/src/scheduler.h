@@ -22,6 +22,17 @@ namespace course_cpu::detail {
 
 enum class ThreadState : std::uint8_t { runnable, at_barrier, at_warp, exited };
 
+// An asynchronous copy a CUDA thread started and no wait has covered yet (async_copy.cpp).
+struct PendingCopy {
+  static constexpr std::uint32_t kUncommitted = ~0u;
+  unsigned char* dst;
+  const unsigned char* src;
+  std::uint32_t bytes;  // copied from src; the rest of `size` is zero-filled
+  std::uint32_t size;
+  std::uint32_t group;  // the thread's commit count when it was committed, or kUncommitted
+  const check::Site* site;
+};
+
 // One CUDA thread of the running block.
 struct ThreadSlot {
   boost::context::fiber fiber;  // the CUDA thread (held by the scheduler)
@@ -40,6 +51,9 @@ struct ThreadSlot {
   std::uint64_t bits = 0, result = 0;
   int arg = 0, width = 32;
   const char* what = nullptr;  // the operation's name in messages, if not op's intrinsic
+  // asynchronous copies into shared memory (async_copy.cpp)
+  std::vector<PendingCopy> copies;
+  std::uint32_t groups = 0;  // groups committed
 };
 
 struct CheckState;  // check_state.h
@@ -104,6 +118,9 @@ void check_begin_launch(Worker& w);
 void check_begin_block(Worker& w);
 void check_end_epoch(Worker& w);  // a __syncthreads() released, or the block ended
 void check_end_launch(const std::vector<Worker*>& workers);
+
+// async_copy.cpp: performs (and, in check mode, records) the copies of t that are still pending, at its exit.
+void finish_async_copies(Worker& w, ThreadSlot& t);
 
 // fault_handler.cpp
 void install_fault_handler();           // once per process

@@ -1,6 +1,7 @@
 // Self-tests of fast mode: an out-of-bounds write past a cudaMalloc'ed buffer
 // hits the guard page and the process explains which kernel and thread.
 #include "kernels.h"
+#include "kernels_async.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -37,4 +38,42 @@ TEST(FastModeDeathTest, MisalignedVectorCopyIsNamed) {
   EXPECT_EQ(run_vector_copy(0, in.ptr, out.ptr), cudaSuccess);  // aligned: runs
   EXPECT_EXIT(copy_misaligned(), ::testing::ExitedWithCode(1),
               "kernel 'vectorCopy'.*general-protection fault.*not a multiple of 16 bytes");
+}
+
+// Asynchronous copies: a correct double-buffered kernel sums right; without the wait its reads come before the copies
+// (which a wait or the thread's exit performs), so the sum is wrong, as it may be on a GPU. A misaligned 16-byte copy
+// and a size of 12 fail the launch in fast mode too; zfill fills zeros.
+TEST(FastMode, AsynchronousCopies) {
+  constexpr int kTiles = 5;
+  const std::vector<float> host = iota_floats(64 * kTiles);
+  DeviceBuffer<float> in(host), out(64);
+  std::vector<float> expected(64, 0.0f);
+  for (int i = 0; i < 64; ++i)
+    for (int t = 0; t < kTiles; ++t) expected[i] += host[t * 64 + (i + 1) % 64];
+  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 0), cudaSuccess);
+  EXPECT_EQ(out.get(), expected);
+  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
+  EXPECT_NE(out.get(), expected);
+
+  DeviceBuffer<float> wide_in(iota_floats(64)), wide_out(32);
+  ASSERT_EQ(run_wide_copy(wide_in.ptr, wide_out.ptr, 4, 16, 8), cudaSuccess);
+  const std::vector<float> got = wide_out.get(), src = iota_floats(64);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(got[4 * i], src[4 + 4 * i]);
+    EXPECT_EQ(got[4 * i + 1], src[5 + 4 * i]);
+    EXPECT_EQ(got[4 * i + 2], 0.0f);
+    EXPECT_EQ(got[4 * i + 3], 0.0f);
+  }
+  course_cpu::take_diagnostics();
+  EXPECT_EQ(run_wide_copy(wide_in.ptr, wide_out.ptr, 2, 16, 0), cudaErrorMisalignedAddress);
+  auto d = of_category(course_cpu::take_diagnostics(), "misaligned-address");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, line_of("kernels_async.cu", "@async-wide"));
+  EXPECT_NE(d[0].message.find("copies 16 bytes (__pipeline_memcpy_async, source)"), std::string::npos) << d[0].message;
+  cudaGetLastError();
+  EXPECT_NE(run_wide_copy(wide_in.ptr, wide_out.ptr, 0, 12, 0), cudaSuccess);
+  d = of_category(course_cpu::take_diagnostics(), "async-copy");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("size 12 (not 4, 8 or 16)"), std::string::npos) << d[0].message;
+  cudaGetLastError();
 }

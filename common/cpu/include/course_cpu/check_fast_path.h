@@ -19,10 +19,13 @@ namespace course_cpu::check {
 
 // ---- state the fast path reads (owned by the worker, src/check_state.cpp) -------
 // One shadow record per 4-byte shared word: its last writer and up to two
-// readers of the current barrier interval ("epoch").
+// readers of the current barrier interval ("epoch"), and whether an
+// asynchronous copy into it has started and no wait has covered it yet (its
+// issuing thread is then the writer; src/async_copy.cpp).
 struct Shadow {
   std::uint32_t w_epoch = 0, r_epoch = 0, r2_epoch = 0;
   std::uint16_t writer = 0, reader = 0, reader2 = 0;
+  bool copy_pending = false;
   std::uint32_t w_wsync = 0, r_wsync = 0, r2_wsync = 0;
   const Site* w_site = nullptr;
   const Site* r_site = nullptr;
@@ -151,6 +154,7 @@ inline bool shared_fast(Hot& h, const Site* site, int id, Shadow* words, std::si
   };
   for (std::size_t i = first; i <= last; ++i) {
     const Shadow& s = words[i];
+    if (s.copy_pending) return false;
     if (read && (s.w_epoch == e ? !ordered(s.writer, s.w_wsync) : s.w_epoch < h.block_first_epoch)) return false;
     if (write &&
         ((s.w_epoch == e && !ordered(s.writer, s.w_wsync)) || (s.r_epoch == e && !ordered(s.reader, s.r_wsync)) ||

@@ -1,0 +1,149 @@
+// CPU backend of the course: asynchronous copies into shared memory (<cuda_pipeline_primitives.h>).
+//
+// A copy is recorded by the thread that starts it (ThreadSlot::copies) and performed when one of that thread's
+// __pipeline_wait_prior() calls covers its group, or when the thread exits. Until then shared memory keeps its old
+// contents, so reading too early gives stale values, as it may on a GPU.
+//
+// Check mode, in addition (the shadow words of check_state.h):
+//  * starting a copy is checked as a write of each destination word by the starting thread in the current barrier
+//    interval (a copy into a tile that other threads still read in this interval is a race), and marks the words
+//    `copy_pending`;
+//  * any access of a pending word, by any thread, is reported as `async-copy` (check_record.cpp): it was not waited
+//    for;
+//  * a wait that completes a copy clears the mark and records the write again in the wait's interval, so another
+//    thread must pass a __syncthreads() after the wait before it reads the data;
+//  * the source must lie inside a cudaMalloc'ed buffer (else the launch fails with cudaErrorIllegalAddress) and the
+//    destination inside shared memory.
+// In both modes a size other than 4, 8 or 16 or a zfill larger than the size stops the block (a GPU traps), and a
+// misaligned address stops it with cudaErrorMisalignedAddress.
+#include "check_messages.h"
+#include "scheduler.h"
+
+#include <cuda_pipeline_primitives.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace course_cpu::detail {
+namespace {
+
+[[noreturn]] void stop_bad_copy(Worker& w, ThreadSlot& t, const check::Site* site, const char* category,
+                                const std::string& problem) {
+  const Who who{w, t};
+  if (std::strcmp(category, "out-of-bounds") == 0)
+    w.illegal_address = true;
+  else
+    w.launch_failure = true;
+  w.block.aborted = true;
+  w.sink.add(category, site->file, site->line, site->var, w.block.linear, t.linear,
+             [&] { return bad_async_copy_text(who, site->line, problem); });
+  for (;;) t.sink = std::move(t.sink).resume();  // never resumed: the scheduler unwinds this fiber
+}
+
+// Word `word_offset` of a copy to `dst`, as a checked access of the copy's site.
+check::AccessInfo word_access(const check::Site* site, const unsigned char* dst, std::size_t word_offset) {
+  check::AccessInfo info{};
+  info.site = site;
+  info.base = dst;
+  info.addr = dst + 4 * word_offset;
+  info.elem_size = 4;
+  info.is_array = false;
+  info.ndims = 0;  // messages name the copy, not an index
+  info.bad_dim = -1;
+  info.index[0] = static_cast<long long>(word_offset);
+  return info;
+}
+
+void set_pending(Worker& w, const PendingCopy& c, bool pending) {
+  Region* r = shared_region_of(w, reinterpret_cast<std::uintptr_t>(c.dst));
+  if (r == nullptr) return;
+  const std::size_t first = (reinterpret_cast<std::uintptr_t>(c.dst) - r->begin) / 4;
+  for (std::size_t i = first; i < first + c.size / 4 && i < r->words.size(); ++i) r->words[i].copy_pending = pending;
+}
+
+// Performs copy c of thread t (check mode: clears its pending marks and records its writes in this interval).
+void complete(Worker& w, const PendingCopy& c) {
+  std::memcpy(c.dst, c.src, c.bytes);
+  std::memset(c.dst + c.bytes, 0, c.size - c.bytes);
+  if (!w.checked) return;
+  set_pending(w, c, false);
+  for (std::uint32_t i = 0; i < c.size / 4; ++i) check::record(word_access(c.site, c.dst, i), check::Access::write);
+}
+
+}  // namespace
+
+void async_copy(const check::Site* site, void* dst_shared, const void* src_global, std::size_t size_and_align,
+                std::size_t zfill) {
+  Worker* w = tl_worker;
+  ThreadSlot* t = tl_slot;
+  if (w == nullptr || t == nullptr) {  // host code (nvcc would not compile the call there): copy at once
+    if (size_and_align <= 16 && zfill <= size_and_align) {
+      std::memcpy(dst_shared, src_global, size_and_align - zfill);
+      std::memset(static_cast<unsigned char*>(dst_shared) + (size_and_align - zfill), 0, zfill);
+    }
+    return;
+  }
+  if (size_and_align != 4 && size_and_align != 8 && size_and_align != 16)
+    stop_bad_copy(*w, *t, site, "async-copy", "size " + std::to_string(size_and_align) + " (not 4, 8 or 16)");
+  if (zfill > size_and_align)
+    stop_bad_copy(*w, *t, site, "async-copy",
+                  "zfill " + std::to_string(zfill) + " larger than the size " + std::to_string(size_and_align));
+  const auto dst = reinterpret_cast<std::uintptr_t>(dst_shared);
+  const auto src = reinterpret_cast<std::uintptr_t>(src_global);
+  for (const std::uintptr_t address : {dst, src}) {
+    if (address % size_and_align == 0) continue;
+    const std::string which = address == dst ? "destination" : "source";
+    const MisalignedAccess access{"copies",
+                                  std::to_string(size_and_align) + " bytes (__pipeline_memcpy_async, " + which + ")",
+                                  "a copy of " + std::to_string(size_and_align) + " bytes needs " + which +
+                                      " addresses that are a multiple of " + std::to_string(size_and_align),
+                                  size_and_align, address};
+    stop_misaligned(*w, *t, site->file, site->line, site->var, access);
+  }
+  const auto bytes = static_cast<std::uint32_t>(size_and_align - zfill);
+  if (w->checked) {
+    CheckState& c = *w->check;
+    if (shared_region_of(*w, dst) == nullptr)
+      stop_bad_copy(*w, *t, site, "async-copy", "a destination that is not __shared__ memory");
+    Allocation a;
+    if (bytes > 0 && (!global_allocation_of(c, src_global, &a) || src + bytes > a.begin + a.size))
+      stop_bad_copy(*w, *t, site, "out-of-bounds",
+                    "a source that is not inside a cudaMalloc'ed buffer (or whose " + std::to_string(bytes) +
+                        " bytes run past its end)");
+    for (std::size_t i = 0; i < size_and_align / 4; ++i)
+      check::record(word_access(site, static_cast<unsigned char*>(dst_shared), i), check::Access::write);
+  }
+  t->copies.push_back(PendingCopy{static_cast<unsigned char*>(dst_shared),
+                                  static_cast<const unsigned char*>(src_global), bytes,
+                                  static_cast<std::uint32_t>(size_and_align), PendingCopy::kUncommitted, site});
+  if (w->checked) set_pending(*w, t->copies.back(), true);
+}
+
+void async_commit() {
+  ThreadSlot* t = tl_slot;
+  if (t == nullptr) return;
+  for (PendingCopy& c : t->copies)
+    if (c.group == PendingCopy::kUncommitted) c.group = t->groups;
+  ++t->groups;
+}
+
+void async_wait_prior(std::size_t prior) {
+  Worker* w = tl_worker;
+  ThreadSlot* t = tl_slot;
+  if (w == nullptr || t == nullptr) return;
+  prior = std::min<std::size_t>(prior, 8);  // CUDA's primitive waits with 8 for any larger value
+  // Groups [0, groups - prior) complete; copies not yet committed stay in flight.
+  const std::uint32_t done = t->groups > prior ? t->groups - static_cast<std::uint32_t>(prior) : 0;
+  auto finished = [&](const PendingCopy& c) { return c.group != PendingCopy::kUncommitted && c.group < done; };
+  for (const PendingCopy& c : t->copies)
+    if (finished(c)) complete(*w, c);
+  t->copies.erase(std::remove_if(t->copies.begin(), t->copies.end(), finished), t->copies.end());
+}
+
+void finish_async_copies(Worker& w, ThreadSlot& t) {
+  for (const PendingCopy& c : t.copies) complete(w, c);
+  t.copies.clear();
+}
+
+}  // namespace course_cpu::detail
