@@ -33,8 +33,10 @@ Usage (from anywhere; Python 3 standard library only):
   python3 docs/tools/build_site.py            stage and build the site into build/site/  [--flavour student]
   python3 docs/tools/build_site.py --serve    stage, serve on http://127.0.0.1:8000, re-stage when a source changes
   python3 docs/tools/build_site.py --check    no MkDocs needed: fail if an included block differs from its
-                                              source, a marker, link target or nav page is missing
-  python3 docs/tools/build_site.py --update   rewrite the fenced blocks under include lines from their sources
+                                              source, a marker, link target or nav page is missing, or a measured
+                                              number differs from its data or names none (measured_numbers.py)
+  python3 docs/tools/build_site.py --update   rewrite the fenced blocks under include lines from their sources,
+                                              and the measured numbers from their data
 """
 
 import argparse
@@ -51,6 +53,11 @@ from urllib.parse import unquote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from markdown_links import FENCE, is_external, prose_lines, rewrite_links, split_anchor  # noqa: E402
+
+try:
+    import measured_numbers  # noqa: E402
+except ImportError:  # the student edition ships this script and markdown_links.py only, and none of the data
+    measured_numbers = None
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_HINT = "install with: sudo apt-get install mkdocs mkdocs-material   (or: pip install mkdocs-material)"
@@ -498,11 +505,20 @@ def check(root, flavour="instructor"):
         for i, page in nav_pages(config_text)
         if page not in files and page not in left_out
     ]
-    return errors + [f"{s} (run: python3 docs/tools/build_site.py --update)" for s in stale] + broken + missing_nav
+    numbers = measured_numbers.check_pages(root, number_pages(root, flavour)) if measured_numbers else []
+    stale = [f"{s} (run: python3 docs/tools/build_site.py --update)" for s in stale]
+    return errors + stale + broken + missing_nav + numbers
+
+
+def number_pages(root, flavour="instructor"):
+    """The Markdown files whose measured numbers are checked: the flavour's pages and the top-level README.md."""
+    pages = [source for source in site_pages(root, left_out_pages(root, flavour)) if source.endswith(".md")]
+    return pages + (["README.md"] if (root / "README.md").is_file() else [])
 
 
 def update(root):
-    """Rewrite the blocks under include lines in the Markdown sources. Returns (updated files, errors)."""
+    """Rewrite the blocks under include lines in the Markdown sources, and the measured numbers from their data.
+    Returns (updated files, errors)."""
     updated, errors = [], []
     for source in site_pages(root):
         if not source.endswith(".md"):
@@ -514,6 +530,10 @@ def update(root):
         if not bad and new != text:
             path.write_text(new, encoding="utf-8")
             updated.append(source)
+    if measured_numbers:
+        changed, bad = measured_numbers.update_pages(root, number_pages(root))
+        updated += [source for source in changed if source not in updated]
+        errors += bad
     return updated, errors
 
 
@@ -571,8 +591,8 @@ def serve(root, staging, site, args, mkdocs):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="check includes, links and nav; needs no MkDocs")
-    mode.add_argument("--update", action="store_true", help="refresh the code blocks under include lines")
+    mode.add_argument("--check", action="store_true", help="check includes, links, nav and numbers; needs no MkDocs")
+    mode.add_argument("--update", action="store_true", help="refresh the code blocks and the measured numbers")
     mode.add_argument("--serve", action="store_true", help="serve locally and re-stage on edits")
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root (default: this checkout)")
     parser.add_argument("--staging", type=Path, help="staging folder (default: ROOT/build/site-src)")
@@ -603,7 +623,7 @@ def main(argv=None):
             updated, errors = update(root)
             for error in errors:
                 print(f"error: {error}")
-            print(f"updated: {', '.join(updated)}" if updated else "update: all blocks match their sources")
+            print(f"updated: {', '.join(updated)}" if updated else "update: all blocks and numbers match their sources")
             return 1 if errors else 0
         mkdocs = find_mkdocs()
         if args.serve:
