@@ -20,7 +20,7 @@ CATEGORIES = (
     "out-of-bounds",
     "uninitialized-shared-read",
     "invalid-launch",
-    "misaligned",
+    "misaligned-address",
     "async-copy",
 )
 OUTCOMES = ("wrong", "correct")

@@ -167,13 +167,15 @@ class ElemRef {
 };
 
 // The element of a subscript chain: arithmetic types get a tracking proxy;
-// class types (float4, structs) a plain reference, bounds-checked only, so
-// member access `s[i].x` keeps compiling.
+// class types (float4, structs) a plain reference, so member access `s[i].x`
+// keeps compiling. Through a pointer to const (`const float4* v = ...; v[i]`)
+// the access can only be a read, and is checked as one (race, uninitialised
+// read, a pending asynchronous copy); otherwise it is bounds-checked only.
 template <class T, class Loc>
 inline decltype(auto) element(const Loc& loc, T* p) {
   if constexpr (std::is_class_v<T> || std::is_union_v<T>) {
-    const bool ok =
-        loc.template fast<sizeof(T)>(untyped(p), Access::none) || record(loc.info(untyped(p), sizeof(T)), Access::none);
+    constexpr Access kind = std::is_const_v<T> ? Access::read : Access::none;
+    const bool ok = loc.template fast<sizeof(T)>(untyped(p), kind) || record(loc.info(untyped(p), sizeof(T)), kind);
     T* q = ok ? p : static_cast<T*>(scratch(sizeof(T)));
     return *q;
   } else {
