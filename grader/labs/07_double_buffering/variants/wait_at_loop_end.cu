@@ -1,0 +1,121 @@
+// Variant, lab 07: the wait at the bottom of the loop, as much public double-buffered code writes it. Before the loop,
+// k-tile 0 is copied and waited for; in each iteration the copies of k-tile kt + 1 start, the block computes on
+// k-tile kt, then waits for the copies and for every thread (one barrier per k-tile, as in the solution). Correct;
+// its perf ratio bounds the threshold from below.
+#include "lab07_double_buffering.h"
+
+#include <cuda_pipeline.h>
+
+namespace {
+constexpr int kBM = 128;       // rows of C per block
+constexpr int kBN = 128;       // columns of C per block
+constexpr int kBK = 16;        // k-tile: columns of A and rows of B per stage
+constexpr int kPadA = 4;       // As rows hold kBM + 4 floats: rows stay 16-byte aligned, the transposing copies spread
+constexpr int kStages = 2;     // two buffers: one being computed on, one being filled
+constexpr int kThreads = 256;  // 8 warps; warp w owns rows 32 (w / 2) .. + 31 and columns 64 (w % 2) .. + 63
+static_assert(kBM * kBK % kThreads == 0 && kBK * kBN % (4 * kThreads) == 0, "tile copies must divide evenly");
+}  // namespace
+
+// __launch_bounds__(kThreads, 2): at most 128 registers per thread, so that two blocks fit on an SM (65536 registers)
+// and one block's warps compute while the other's wait at a barrier. At that limit the register allocation is
+// fragile: build with -Xptxas -v and check "0 bytes spill stores" after any change (the handout shows a spill).
+// WideB: every row of B starts 16-byte aligned (n % 4 == 0), so B is copied 16 bytes at a time.
+template <bool WideB>
+__global__ void __launch_bounds__(kThreads, 2)
+    double_buffered_gemm_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                                int n, int k) {
+  __shared__ __align__(16) float As[kStages][kBK][kBM + kPadA];  // As[s][p][i] = A[row0 + i][t + p] (transposed)
+  __shared__ __align__(16) float Bs[kStages][kBK][kBN];          // Bs[s][p][j] = B[t + p][col0 + j]
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  // This thread's 8 x 8 patch: rows tr..tr+3 and tr+16..tr+19, columns tc..tc+3 and tc+32..tc+35 of the block's tile.
+  // A warp's lanes form a 4 x 8 grid, so one float4 read of a row of As (or Bs) serves 8 (or 4) lanes at once.
+  const int tr = (warp / 2) * 32 + (lane / 8) * 4;
+  const int tc = (warp % 2) * 64 + (lane % 8) * 4;
+  const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
+  const int tiles = (k + kBK - 1) / kBK;
+
+  // Starts this thread's asynchronous copies of k-tile t (columns t.. of A, rows t.. of B) into stage `stage`, with 0
+  // wherever the element lies outside A or B: a copy of 4 bytes with a zero-fill of 4 reads nothing and writes zeros.
+  auto start_tile_copies = [&](int stage, int t) {
+  // A tile, kBM x kBK, transposed on the way: consecutive threads copy consecutive columns p of one row of A.
+#pragma unroll
+    for (int r = 0; r < kBM * kBK / kThreads; ++r) {
+      const int e = tid + r * kThreads, i = e / kBK, p = e % kBK;
+      const bool inside = row0 + i < m && t + p < k;
+      const float* src = inside ? a + ((row0 + i) * k + t + p) : a;
+      __pipeline_memcpy_async(&As[stage][p][i], src, 4, inside ? 0 : 4);
+    }
+    // B tile, kBK x kBN: consecutive threads copy consecutive columns of one row of B, kWidth floats each. (Unrolled
+    // by 4, not fully: fully unrolled, the 4-byte copies of the !WideB kernel spill registers.)
+    constexpr int kWidth = WideB ? 4 : 1;
+#pragma unroll 4
+    for (int r = 0; r < kBK * kBN / (kWidth * kThreads); ++r) {
+      const int e = tid + r * kThreads, p = e / (kBN / kWidth), j = (e % (kBN / kWidth)) * kWidth;
+      // With WideB, n % 4 == 0 and j % 4 == 0: the kWidth columns are all inside B or all outside.
+      const bool inside = t + p < k && col0 + j < n;
+      const float* src = inside ? b + ((t + p) * n + col0 + j) : b;
+      __pipeline_memcpy_async(&Bs[stage][p][j], src, 4 * kWidth, inside ? 0 : 4 * kWidth);
+    }
+  };
+
+  float acc[8][8] = {};
+  for (int st = 0; st < kStages - 1; ++st) {
+    if (st < tiles) start_tile_copies(st, st * kBK);
+    __pipeline_commit();
+  }
+  __pipeline_wait_prior(0);  // k-tile 0 has landed, for this thread's copies ...
+  __syncthreads();           // ... and for everyone's
+  for (int kt = 0; kt < tiles; ++kt) {
+    const int s = kt % kStages;
+    // Every thread left stage 1 - s behind at the barrier that ended the previous iteration: refill it now.
+    if (kt + 1 < tiles) start_tile_copies(1 - s, (kt + 1) * kBK);
+    __pipeline_commit();
+    // Compute on stage s while the copies into stage 1 - s are in flight.
+#pragma unroll
+    for (int p = 0; p < kBK; ++p) {
+      const float4* a4 = reinterpret_cast<const float4*>(&As[s][p][tr]);  // a4[0]: rows tr..tr+3; a4[4]: tr+16..
+      const float4* b4 = reinterpret_cast<const float4*>(&Bs[s][p][tc]);  // b4[0]: columns tc..tc+3; b4[8]: tc+32..
+      const float4 a0 = a4[0], a1 = a4[4];
+      const float4 b0 = b4[0], b1 = b4[8];
+      const float ar[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+      const float br[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(ar[i], br[j], acc[i][j]);
+      }
+    }
+    __pipeline_wait_prior(0);  // k-tile kt + 1 has landed (this thread's copies) ...
+    __syncthreads();           // ... everyone's, and nobody reads stage s any more
+  }
+
+  // Store the patch: float4 stores where rows of C are 16-byte aligned (n % 4 == 0) and the 4 columns lie inside C.
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int row = row0 + tr + (i / 4) * 16 + i % 4;
+    if (row >= m) continue;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int col = col0 + tc + h * 32;
+      float* dst = c + (row * n + col);
+      if (WideB && col + 3 < n) {
+        *reinterpret_cast<float4*>(dst) =
+            make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (col + j < n) dst[j] = acc[i][4 * h + j];
+        }
+      }
+    }
+  }
+}
+
+void double_buffered_gemm(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  const dim3 grid((n + kBN - 1) / kBN, (m + kBM - 1) / kBM);
+  if (n % 4 == 0) {
+    double_buffered_gemm_kernel<true><<<grid, kThreads, 0, stream>>>(a, b, c, m, n, k);
+  } else {
+    double_buffered_gemm_kernel<false><<<grid, kThreads, 0, stream>>>(a, b, c, m, n, k);
+  }
+}
