@@ -2,8 +2,8 @@
 // on the current ones.
 //
 // What you practise: asynchronous copies from global into shared memory (__pipeline_memcpy_async), grouped and waited
-// for (__pipeline_commit, __pipeline_wait_prior), and two buffers per tile, so that the copies of k-tile t + 1 are in
-// flight while the block computes on k-tile t. The compute is given: each block of 256 threads owns a 128 x 128 tile
+// for (__pipeline_commit, __pipeline_wait_prior), and two buffers per tile, so that the copies of k-tile kt + 1 are in
+// flight while the block computes on k-tile kt. The compute is given: each block of 256 threads owns a 128 x 128 tile
 // of C, each thread an 8 x 8 patch of it in registers (lab 03's "going further"), reading A and B from shared memory
 // as float4. Your part is in the TODO regions; the handout is labs/07_double_buffering/README.md.
 // Test: ctest --test-dir build -R lab07
@@ -23,32 +23,33 @@ static_assert(kBM * kBK % kThreads == 0 && kBK * kBN % (4 * kThreads) == 0, "til
 
 // __launch_bounds__(kThreads, 2): at most 128 registers per thread, so that two blocks fit on an SM (65536 registers)
 // and one block's warps compute while the other's wait at a barrier. At that limit the register allocation is
-// fragile: build with -Xptxas -v and check "0 bytes spill stores" after any change (the handout shows a spill).
+// fragile: build with -Xptxas -v and check "0 bytes spill stores" after any change (the handout says why).
 // WideB: every row of B starts 16-byte aligned (n % 4 == 0), so B is copied 16 bytes at a time.
 template <bool WideB>
 __global__ void __launch_bounds__(kThreads, 2)
     double_buffered_gemm_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
                                 int n, int k) {
-  __shared__ __align__(16) float As[kStages][kBK][kBM + kPadA];  // As[s][p][i] = A[row0 + i][t + p] (transposed)
-  __shared__ __align__(16) float Bs[kStages][kBK][kBN];          // Bs[s][p][j] = B[t + p][col0 + j]
+  __shared__ __align__(16) float As[kStages][kBK][kBM + kPadA];  // As[s][p][i] = A[row0 + i][k0 + p] (transposed)
+  __shared__ __align__(16) float Bs[kStages][kBK][kBN];          // Bs[s][p][j] = B[k0 + p][col0 + j]
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   // This thread's 8 x 8 patch: rows tr..tr+3 and tr+16..tr+19, columns tc..tc+3 and tc+32..tc+35 of the block's tile.
   // A warp's lanes form a 4 x 8 grid, so one float4 read of a row of As (or Bs) serves 8 (or 4) lanes at once.
   const int tr = (warp / 2) * 32 + (lane / 8) * 4;
   const int tc = (warp % 2) * 64 + (lane % 8) * 4;
   const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
-  const int tiles = (k + kBK - 1) / kBK;
+  const int tiles = (k - 1) / kBK + 1;  // k >= 1; written so that k near 2^31 cannot overflow
 
   // [docs:start_tile_copies]
-  // Starts this thread's asynchronous copies of k-tile t (columns t.. of A, rows t.. of B) into stage `stage`, with 0
+  // Starts this thread's asynchronous copies of the k-tile that begins at k0 (columns k0.. of A, rows k0.. of B; k-tile
+  // kt begins at k0 = kt * kBK) into stage `stage`, with 0
   // wherever the element lies outside A or B: a copy of 4 bytes with a zero-fill of 4 reads nothing and writes zeros.
-  auto start_tile_copies = [&](int stage, int t) {
+  auto start_tile_copies = [&](int stage, int k0) {
   // A tile, kBM x kBK, transposed on the way: consecutive threads copy consecutive columns p of one row of A.
 #pragma unroll
     for (int r = 0; r < kBM * kBK / kThreads; ++r) {
       const int e = tid + r * kThreads, i = e / kBK, p = e % kBK;
-      const bool inside = row0 + i < m && t + p < k;
-      const float* src = inside ? a + ((row0 + i) * k + t + p) : a;
+      const bool inside = row0 + i < m && k0 + p < k;
+      const float* src = inside ? a + ((row0 + i) * k + k0 + p) : a;
       // TODO(lab07): copy 4 bytes from src into As[stage][p][i]; outside A, zero-fill all 4 (1 line)
       __pipeline_memcpy_async(&As[stage][p][i], src, 4, inside ? 0 : 4);
       // END TODO
@@ -60,8 +61,8 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (int r = 0; r < kBK * kBN / (kWidth * kThreads); ++r) {
       const int e = tid + r * kThreads, p = e / (kBN / kWidth), j = (e % (kBN / kWidth)) * kWidth;
       // With WideB, n % 4 == 0 and j % 4 == 0: the kWidth columns are all inside B or all outside.
-      const bool inside = t + p < k && col0 + j < n;
-      const float* src = inside ? b + ((t + p) * n + col0 + j) : b;
+      const bool inside = k0 + p < k && col0 + j < n;
+      const float* src = inside ? b + ((k0 + p) * n + col0 + j) : b;
       // TODO(lab07): copy 4 * kWidth bytes from src into Bs[stage][p][j]; outside B, zero-fill them all (1 line)
       __pipeline_memcpy_async(&Bs[stage][p][j], src, 4 * kWidth, inside ? 0 : 4 * kWidth);
       // END TODO
@@ -114,7 +115,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int col = col0 + tc + h * 32;
-      float* dst = c + (row * n + col);
+      float* dst = c + row * n + col;  // row * n < m * n < 2^31; col may pass n here
       if (WideB && col + 3 < n) {
         *reinterpret_cast<float4*>(dst) =
             make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
@@ -131,7 +132,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 // ---- launcher -------------------------------------------------------------------------------------------------------
 
 void double_buffered_gemm(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
-  const dim3 grid((n + kBN - 1) / kBN, (m + kBM - 1) / kBM);
+  const dim3 grid((n - 1) / kBN + 1, (m - 1) / kBM + 1);  // m <= 65535 * kBM: gridDim.y's limit
   if (n % 4 == 0) {
     double_buffered_gemm_kernel<true><<<grid, kThreads, 0, stream>>>(a, b, c, m, n, k);
   } else {
