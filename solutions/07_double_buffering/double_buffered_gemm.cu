@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int tr = (warp / 2) * 32 + (lane / 8) * 4;
   const int tc = (warp % 2) * 64 + (lane % 8) * 4;
   const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
-  const int tiles = (k - 1) / kBK + 1;  // k >= 1; written so that k near 2^31 cannot overflow
+  const int tiles = (k + kBK - 1) / kBK;
 
   // [docs:start_tile_copies]
   // Starts this thread's asynchronous copies of the k-tile that begins at k0 (columns k0.. of A, rows k0.. of B; k-tile
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int col = col0 + tc + h * 32;
-      float* dst = c + row * n + col;  // row * n < m * n < 2^31; col may pass n here
+      float* dst = c + (row * n + col);
       if (WideB && col + 3 < n) {
         *reinterpret_cast<float4*>(dst) =
             make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
