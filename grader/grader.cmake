@@ -5,7 +5,7 @@
 #                          expects (configures and builds its own grading tree under <build>/grades/.work, shared with
 #                          ./setup.sh's main job and reused by later runs: minutes the first time on 2 cores)
 #   course.grader.idioms   the same for the kernels in public CUDA idioms of grader/idioms/idioms.toml (labs 01, 03,
-#                          04, 05 and 06), in the grading tree of course.grader.samples (--work), outputs in <build>/grades-idioms
+#                          04, 05, 06 and 07), in the grading tree of course.grader.samples (--work), outputs in <build>/grades-idioms
 #   course.grader.adversarial  the public adversarial suite (grader/adversarial/suite.toml and hangs.toml: escapes,
 #                          forged verdicts, the seed, perf cheats, resource abuse, honest unusual code) graded on the
 #                          CPU backend by grader/adversarial/run.py, which checks every verdict and that no attack left a
@@ -29,7 +29,7 @@ set_tests_properties(course.grader.samples PROPERTIES LABELS "selftest;grader" T
 add_test(NAME course.grader.idioms
          COMMAND Python3::Interpreter "${CMAKE_CURRENT_LIST_DIR}/grade.py"
                  "${CMAKE_CURRENT_LIST_DIR}/idioms/idioms.toml" --out "${CMAKE_BINARY_DIR}/grades-idioms"
-                 --work "${CMAKE_BINARY_DIR}/grades/.work" --backend cpu --labs 01,03,04,05,06 --test-timeout 45
+                 --work "${CMAKE_BINARY_DIR}/grades/.work" --backend cpu --labs 01,03,04,05,06,07 --test-timeout 45
                  --no-plots
          WORKING_DIRECTORY "${CMAKE_CURRENT_LIST_DIR}")
 set_tests_properties(course.grader.idioms PROPERTIES LABELS "selftest;grader" TIMEOUT 3600 RUN_SERIAL TRUE)

@@ -78,7 +78,7 @@ if want idioms; then
   # (the grader's trees are configured like build/gpu: CMAKE_PREFIX_PATH may name a carried Boost.Context)
   if grep -Eq '^boost_context_DIR:PATH=/' build/gpu/CMakeCache.txt 2> /dev/null; then
     step "idioms: grader/idioms graded on this GPU against their expected gpu verdicts"
-    python3 grader/grade.py grader/idioms/idioms.toml --out "$out/idioms" --backend gpu --labs 01,03,04,05,06 --no-plots \
+    python3 grader/grade.py grader/idioms/idioms.toml --out "$out/idioms" --backend gpu --labs 01,03,04,05,06,07 --no-plots \
       > "$out/idioms.log" 2>&1 || status=1
     grep -E "expected|differ|verdict|match" "$out/idioms.log" | tail -25 | tee -a "$out/summary.txt"
   else

@@ -40,9 +40,9 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int tiles = (k + kBK - 1) / kBK;
 
   // [docs:start_tile_copies]
-  // Starts this thread's asynchronous copies of the k-tile that begins at k0 (columns k0.. of A, rows k0.. of B; k-tile
-  // kt begins at k0 = kt * kBK) into stage `stage`, with 0
-  // wherever the element lies outside A or B: a copy of 4 bytes with a zero-fill of 4 reads nothing and writes zeros.
+  // Starts this thread's asynchronous copies of the k-tile that begins at k0 (columns k0.. of A, rows k0.. of B;
+  // k-tile kt begins at k0 = kt * kBK) into stage `stage`, with 0 wherever the element lies outside A or B: a copy
+  // of 4 bytes with a zero-fill of 4 reads nothing and writes zeros.
   auto start_tile_copies = [&](int stage, int k0) {
   // A tile, kBM x kBK, transposed on the way: consecutive threads copy consecutive columns p of one row of A.
 #pragma unroll
