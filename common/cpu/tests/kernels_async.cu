@@ -45,7 +45,31 @@ __global__ void wide_copy(const float* in, float* out, int offset, int size, int
   for (int j = 0; j < 4; ++j) out[4 * i + j] = tile[4 * i + j];
 }
 
+// Each of 16 threads copies 4 floats (16 bytes) into the tile, then reads its neighbour's 4 through a pointer to
+// const float4, the way register-blocked GEMMs read their tiles. `bug` 0: correct; 1: no wait (the read meets a
+// copy still pending); 2: odd threads copy nothing (the read meets a word nobody wrote).
+__global__ void vector_read(const float* in, float* out, int bug) {
+  __shared__ __align__(16) float tile[64];
+  const int i = threadIdx.x;
+  if (bug != 2 || i % 2 == 0) __pipeline_memcpy_async(&tile[4 * i], &in[4 * i], 16);
+  __pipeline_commit();
+  if (bug != 1) __pipeline_wait_prior(0);
+  __syncthreads();
+  const float4* v = reinterpret_cast<const float4*>(tile);
+  const float4 x = v[(i + 1) % 16];  // @async-vec
+  out[4 * i] = x.x;
+  out[4 * i + 1] = x.y;
+  out[4 * i + 2] = x.z;
+  out[4 * i + 3] = x.w;
+  __pipeline_wait_prior(0);
+}
+
 }  // namespace
+
+cudaError_t run_vector_read(const float* in, float* out, int bug) {
+  vector_read<<<1, 16>>>(in, out, bug);
+  return cudaDeviceSynchronize();
+}
 
 cudaError_t run_pipelined_sum(const float* in, float* out, int tiles, int bug) {
   pipelined_sum<<<1, kThreads>>>(in, out, tiles, bug);

@@ -10,3 +10,6 @@ cudaError_t run_pipelined_sum(const float* in, float* out, int tiles, int bug);
 // 8 threads, each one copy of `size` bytes (zfill of them zeros) from in + offset + 4 * i into shared memory, then
 // out[4 * i + j] = what arrived.
 cudaError_t run_wide_copy(const float* in, float* out, int offset, int size, int zfill);
+// 16 threads each copy in[4i..4i+3] into shared memory with one 16-byte copy, then out[4i..4i+3] = the neighbour's 4
+// floats, read through a const float4*. bug 0: correct; 1: no __pipeline_wait_prior; 2: odd threads copy nothing.
+cudaError_t run_vector_read(const float* in, float* out, int bug);

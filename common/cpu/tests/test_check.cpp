@@ -347,6 +347,31 @@ TEST(CheckMode, AsynchronousCopies) {
   EXPECT_TRUE(found) << races[0].message;
 }
 
+// A float4 read through a pointer to const is a checked read (lab 07 reads its tiles so): a pending copy and a word
+// nobody wrote are reported at it; the correct kernel reports nothing.
+TEST(CheckMode, VectorReadsThroughConstPointers) {
+  const std::vector<float> host = iota_floats(64);
+  DeviceBuffer<float> in(host), out(64);
+  const int line = line_of("kernels_async.cu", "@async-vec");
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_vector_read(in.ptr, out.ptr, 0), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  std::vector<float> expected(64);
+  for (int i = 0; i < 64; ++i) expected[i] = host[(i + 4) % 64];
+  EXPECT_EQ(out.get(), expected);
+
+  ASSERT_EQ(run_vector_read(in.ptr, out.ptr, 1), cudaSuccess);
+  auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].line, line) << d[0].message;
+  EXPECT_NE(d[0].message.find("reads v["), std::string::npos) << d[0].message;
+
+  ASSERT_EQ(run_vector_read(in.ptr, out.ptr, 2), cudaSuccess);
+  d = of_category(course_cpu::take_diagnostics(), "uninitialized-shared-read");
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].line, line) << d[0].message;
+}
+
 // A copy whose source runs past its cudaMalloc'ed buffer fails the launch like any out-of-bounds access.
 TEST(CheckMode, AsynchronousCopyPastTheEnd) {
   DeviceBuffer<float> in(iota_floats(30)), out(32);
