@@ -14,21 +14,13 @@
 #include <course/timing.h>
 #include <course/yardsticks.h>
 
-#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
 
-struct Shape {
-  int m;
-  int n;
-  int k;
-};
-
-// How gtest prints a shape in failure messages: "m=17 n=33 k=9".
-void PrintTo(const Shape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << s.n << " k=" << s.k; }
+using Shape = course::GemmShape;  // course/reference/gemm.h: its name, call text and C's layout
 
 std::vector<Shape> correctness_shapes() {
   std::vector<Shape> shapes = {
@@ -46,17 +38,6 @@ std::vector<Shape> correctness_shapes() {
   return shapes;
 }
 
-std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
-  return std::to_string(info.param.m) + "x" + std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
-}
-
-std::string call_text(const Shape& s) {
-  return "naive_gemm(a, b, c, m=" + std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" + std::to_string(s.k) +
-         ", stream 0)";
-}
-
-course::Layout c_layout(const Shape& s) { return {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)}; }
-
 class NaiveGemm : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(NaiveGemm, MatchesReference) {
@@ -68,16 +49,17 @@ TEST_P(NaiveGemm, MatchesReference) {
   course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
   c.poison();
 
-  course::run_launcher(call_text(s), [&] { naive_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+  course::run_launcher(s.call("naive_gemm"), [&] { naive_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
 
   const auto result = course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
-                                      course::gemm_tolerance(s.k), c_layout(s));
+                                      course::gemm_tolerance(s.k), s.c_layout());
   EXPECT_TRUE(course::matches(result));
   EXPECT_TRUE(course::same_bits(a.download(), a_host)) << "naive_gemm() changed its input A";
   EXPECT_TRUE(course::same_bits(b.download(), b_host)) << "naive_gemm() changed its input B";
 }
 
-INSTANTIATE_TEST_SUITE_P(, NaiveGemm, ::testing::ValuesIn(correctness_shapes()), shape_name);
+INSTANTIATE_TEST_SUITE_P(, NaiveGemm, ::testing::ValuesIn(correctness_shapes()),
+                         [](const ::testing::TestParamInfo<Shape>& info) { return info.param.name(); });
 
 // ---- bad input: what the grader checks before it calls a launcher -------------------------------------------------
 
@@ -128,9 +110,9 @@ void naive_gemm_perf(course::PerfState& state) {
   course::also_time_cublas_sgemm(state, flops, a, b, c, s.m, s.n, s.k);  // the ceiling (GPU only)
   state.check("naive_gemm", [&] {
     c.poison();
-    course::run_launcher(call_text(s), lab);
+    course::run_launcher(s.call("naive_gemm"), lab);
     return course::compare(c.download(), course::gemm_reference(a.host(), b.host(), s.m, s.n, s.k),
-                           course::gemm_tolerance(s.k), c_layout(s));
+                           course::gemm_tolerance(s.k), s.c_layout());
   });
   state.measure();
 }

@@ -16,7 +16,6 @@
 #include <course/yardsticks.h>
 
 #include <optional>
-#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -24,14 +23,7 @@
 
 namespace {
 
-struct Shape {
-  int m;
-  int n;
-  int k;
-};
-
-// How gtest prints a shape in failure messages: "m=17 n=33 k=9".
-void PrintTo(const Shape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << s.n << " k=" << s.k; }
+using Shape = course::GemmShape;  // course/reference/gemm.h: its name, call text and C's layout
 
 std::vector<Shape> correctness_shapes() {
   std::vector<Shape> shapes = {
@@ -52,15 +44,10 @@ std::vector<Shape> correctness_shapes() {
 using Param = std::tuple<Shape, int>;  // (shape, tile)
 
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
-  const Shape s = std::get<0>(info.param);
-  return "tile" + std::to_string(std::get<1>(info.param)) + "_" + std::to_string(s.m) + "x" + std::to_string(s.n) +
-         "x" + std::to_string(s.k);
+  return "tile" + std::to_string(std::get<1>(info.param)) + "_" + std::get<0>(info.param).name();
 }
 
-std::string call_text(const Shape& s, int tile) {
-  return "tiled_gemm<" + std::to_string(tile) + ">(a, b, c, m=" + std::to_string(s.m) + ", n=" + std::to_string(s.n) +
-         ", k=" + std::to_string(s.k) + ", stream 0)";
-}
+std::string call_text(const Shape& s, int tile) { return s.call("tiled_gemm<" + std::to_string(tile) + ">"); }
 
 void call_tiled(int tile, const float* a, const float* b, float* c, const Shape& s) {
   if (tile == 16) {
@@ -70,11 +57,6 @@ void call_tiled(int tile, const float* a, const float* b, float* c, const Shape&
   } else {
     throw std::invalid_argument("the tests call tiled_gemm with tile 16 or 32, not " + std::to_string(tile));
   }
-}
-
-course::Layout c_layout(const Shape& s, int row_step = 1) {
-  return {"C (rows 0, " + std::to_string(row_step) + ", ...)",
-          static_cast<std::size_t>((s.m + row_step - 1) / row_step), static_cast<std::size_t>(s.n)};
 }
 
 class TiledGemm : public ::testing::TestWithParam<Param> {};
@@ -90,9 +72,8 @@ TEST_P(TiledGemm, MatchesReference) {
 
   course::run_launcher(call_text(s, tile), [&] { call_tiled(tile, a.data(), b.data(), c.data(), s); });
 
-  const auto result =
-      course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k), course::gemm_tolerance(s.k),
-                      {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)});
+  const auto result = course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
+                                      course::gemm_tolerance(s.k), s.c_layout());
   EXPECT_TRUE(course::matches(result));
   EXPECT_TRUE(course::same_bits(a.download(), a_host)) << "tiled_gemm() changed its input A";
   EXPECT_TRUE(course::same_bits(b.download(), b_host)) << "tiled_gemm() changed its input B";
@@ -158,14 +139,12 @@ void tiled_gemm_perf(course::PerfState& state) {
   // Both tiles, every 16th row: the CPU reference of the whole of C would take longer than the rest of the test. The
   // reference is computed once, after the timed runs.
   constexpr int kRowStep = 16;
-  std::optional<course::Reference> ref;
+  std::optional<course::Reference> reference;
   for (int tile : {32, 16}) {
     state.check("tiled_gemm<" + std::to_string(tile) + ">", [&, tile] {
-      if (!ref) ref = course::gemm_reference(a.host(), b.host(), s.m, s.n, s.k, kRowStep);
       c.poison();
       course::run_launcher(call_text(s, tile), [&] { call_tiled(tile, a.data(), b.data(), c.data(), s); });
-      return course::compare(course::sample_rows(c.download(), s.m, s.n, kRowStep), *ref, course::gemm_tolerance(s.k),
-                             c_layout(s, kRowStep));
+      return course::compare_gemm_rows(c.download(), a.host(), b.host(), s, kRowStep, reference);
     });
   }
   state.measure();

@@ -15,20 +15,13 @@
 #include <course/timing.h>
 #include <course/yardsticks.h>
 
-#include <ostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace {
 
-struct Shape {
-  int m;
-  int n;
-  int k;
-};
-
-// How gtest prints a shape in failure messages: "m=17 n=33 k=9".
-void PrintTo(const Shape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << s.n << " k=" << s.k; }
+using Shape = course::GemmShape;  // course/reference/gemm.h: its name, call text and C's layout
 
 std::vector<Shape> correctness_shapes() {
   std::vector<Shape> shapes = {
@@ -45,15 +38,6 @@ std::vector<Shape> correctness_shapes() {
   return shapes;
 }
 
-std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
-  return std::to_string(info.param.m) + "x" + std::to_string(info.param.n) + "x" + std::to_string(info.param.k);
-}
-
-std::string call_text(const char* launcher, const Shape& s) {
-  return std::string(launcher) + "(a, b, c, m=" + std::to_string(s.m) + ", n=" + std::to_string(s.n) +
-         ", k=" + std::to_string(s.k) + ", stream 0)";
-}
-
 class PaddedGemm : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(PaddedGemm, MatchesReference) {
@@ -65,18 +49,17 @@ TEST_P(PaddedGemm, MatchesReference) {
   course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
   c.poison();
 
-  course::run_launcher(call_text("padded_gemm", s),
-                       [&] { padded_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+  course::run_launcher(s.call("padded_gemm"), [&] { padded_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
 
-  const auto result =
-      course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k), course::gemm_tolerance(s.k),
-                      {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)});
+  const auto result = course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
+                                      course::gemm_tolerance(s.k), s.c_layout());
   EXPECT_TRUE(course::matches(result));
   EXPECT_TRUE(course::same_bits(a.download(), a_host)) << "padded_gemm() changed its input A";
   EXPECT_TRUE(course::same_bits(b.download(), b_host)) << "padded_gemm() changed its input B";
 }
 
-INSTANTIATE_TEST_SUITE_P(, PaddedGemm, ::testing::ValuesIn(correctness_shapes()), shape_name);
+INSTANTIATE_TEST_SUITE_P(, PaddedGemm, ::testing::ValuesIn(correctness_shapes()),
+                         [](const ::testing::TestParamInfo<Shape>& info) { return info.param.name(); });
 
 // ---- bank conflicts: counted by the CPU backend's check mode (these tests exist only in check-mode builds) ---------
 #if defined(COURSE_CHECK_MODE)
@@ -90,7 +73,7 @@ course::BankConflicts conflicts_of(const char* name, Launcher launcher) {
   course::DeviceBuffer<float> b(course::random_floats(sizes.b, course::test_seed(404)), "B");
   course::DeviceBuffer<float> c(sizes.c, "C");
   course::take_bank_conflicts();  // forget earlier launches
-  course::run_launcher(call_text(name, s), [&] { launcher(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+  course::run_launcher(s.call(name), [&] { launcher(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
   const course::BankConflicts bc = course::take_bank_conflicts();
   std::printf("%s, %dx%dx%d: %s", name, s.m, s.n, s.k, bc.table().c_str());
   return bc;
@@ -145,14 +128,11 @@ void padded_gemm_perf(course::PerfState& state) {
   course::also_time_cublas_sgemm(state, flops, a, b, c, s.m, s.n, s.k);  // the ceiling (GPU only)
   // Every 16th row: the CPU reference of the whole of C would take longer than the rest of the test.
   constexpr int kRowStep = 16;
+  std::optional<course::Reference> reference;
   state.check("padded_gemm", [&] {
     c.poison();
-    course::run_launcher(call_text("padded_gemm", s), lab);
-    const course::Layout layout{"C (every 16th row)", static_cast<std::size_t>((s.m + kRowStep - 1) / kRowStep),
-                                static_cast<std::size_t>(s.n)};
-    return course::compare(course::sample_rows(c.download(), s.m, s.n, kRowStep),
-                           course::gemm_reference(a.host(), b.host(), s.m, s.n, s.k, kRowStep),
-                           course::gemm_tolerance(s.k), layout);
+    course::run_launcher(s.call("padded_gemm"), lab);
+    return course::compare_gemm_rows(c.download(), a.host(), b.host(), s, kRowStep, reference);
   });
   state.measure();
 }

@@ -16,20 +16,12 @@
 #include <course/yardsticks.h>
 
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
 namespace {
 
-struct Shape {
-  int m;
-  int n;
-  int k;
-};
-
-// How gtest prints a shape in failure messages: "m=17 n=33 k=9".
-void PrintTo(const Shape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << s.n << " k=" << s.k; }
+using Shape = course::GemmShape;  // course/reference/gemm.h: its name, call text and C's layout
 
 std::vector<Shape> correctness_shapes() {
   std::vector<Shape> shapes = {
@@ -50,16 +42,6 @@ std::vector<Shape> correctness_shapes() {
   return shapes;
 }
 
-std::string param_name(const ::testing::TestParamInfo<Shape>& info) {
-  const Shape s = info.param;
-  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
-}
-
-std::string call_text(const Shape& s) {
-  return "double_buffered_gemm(a, b, c, m=" + std::to_string(s.m) + ", n=" + std::to_string(s.n) +
-         ", k=" + std::to_string(s.k) + ", stream 0)";
-}
-
 class DoubleBufferedGemm : public ::testing::TestWithParam<Shape> {};
 
 TEST_P(DoubleBufferedGemm, MatchesReference) {
@@ -71,17 +53,18 @@ TEST_P(DoubleBufferedGemm, MatchesReference) {
   course::DeviceBuffer<float> a(a_host, "A"), b(b_host, "B"), c(sizes.c, "C");
   c.poison();
 
-  course::run_launcher(call_text(s), [&] { double_buffered_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+  course::run_launcher(s.call("double_buffered_gemm"),
+                       [&] { double_buffered_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
 
-  const auto result =
-      course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k), course::gemm_tolerance(s.k),
-                      {"C", static_cast<std::size_t>(s.m), static_cast<std::size_t>(s.n)});
+  const auto result = course::compare(c.download(), course::gemm_reference(a_host, b_host, s.m, s.n, s.k),
+                                      course::gemm_tolerance(s.k), s.c_layout());
   EXPECT_TRUE(course::matches(result));
   EXPECT_TRUE(course::same_bits(a.download(), a_host)) << "double_buffered_gemm() changed its input A";
   EXPECT_TRUE(course::same_bits(b.download(), b_host)) << "double_buffered_gemm() changed its input B";
 }
 
-INSTANTIATE_TEST_SUITE_P(, DoubleBufferedGemm, ::testing::ValuesIn(correctness_shapes()), param_name);
+INSTANTIATE_TEST_SUITE_P(, DoubleBufferedGemm, ::testing::ValuesIn(correctness_shapes()),
+                         [](const ::testing::TestParamInfo<Shape>& info) { return info.param.name(); });
 
 // ---- perf -------------------------------------------------------------------------------------------------------------
 
@@ -107,16 +90,12 @@ void double_buffered_gemm_perf(course::PerfState& state) {
   // Every 64th row of C: the CPU reference of the whole of C at 4096^3 would take minutes. Computed once, after the
   // timed runs.
   constexpr int kRowStep = 64;
-  std::optional<course::Reference> ref;
+  std::optional<course::Reference> reference;
   state.check("double_buffered_gemm", [&] {
-    if (!ref) ref = course::gemm_reference(a.host(), b.host(), s.m, s.n, s.k, kRowStep);
     c.poison();
-    course::run_launcher(call_text(s), [&] { double_buffered_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
-    const course::Layout layout{"C (rows 0, " + std::to_string(kRowStep) + ", ...)",
-                                static_cast<std::size_t>((s.m + kRowStep - 1) / kRowStep),
-                                static_cast<std::size_t>(s.n)};
-    return course::compare(course::sample_rows(c.download(), s.m, s.n, kRowStep), *ref, course::gemm_tolerance(s.k),
-                           layout);
+    course::run_launcher(s.call("double_buffered_gemm"),
+                         [&] { double_buffered_gemm(a.data(), b.data(), c.data(), s.m, s.n, s.k, 0); });
+    return course::compare_gemm_rows(c.download(), a.host(), b.host(), s, kRowStep, reference);
   });
   state.measure();
 }

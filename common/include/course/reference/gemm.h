@@ -1,4 +1,5 @@
-// CPU reference for labs 02-04: C = A·B in double precision, plus the checks on a GEMM's sizes.
+// CPU reference for the GEMM labs (02, 03, 04, 07): C = A·B in double precision, the checks on a GEMM's sizes, and what
+// their tests share: the shape a test runs, its name and call text, and the check of C's sampled rows.
 //
 // A is m x k, B is k x n, C is m x n, all row-major. The scale of C[i][j] is sum_p |a_ip * b_pj|: the float rounding
 // error of the dot product is proportional to it, and it stays meaningful when the terms cancel (the value itself
@@ -12,6 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <optional>
+#include <ostream>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -19,6 +22,27 @@
 #include <vector>
 
 namespace course {
+
+// The sizes of one GEMM a test runs: C (m x n) = A (m x k) · B (k x n).
+struct GemmShape {
+  int m = 0, n = 0, k = 0;
+  // A test parameter's name: "17x33x9".
+  std::string name() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
+  // What a failure message says was called: "naive_gemm(a, b, c, m=17, n=33, k=9, stream 0)".
+  std::string call(const std::string& launcher) const {
+    return launcher + "(a, b, c, m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", k=" + std::to_string(k) +
+           ", stream 0)";
+  }
+  // How a failure message names C's elements; with row_step > 1, of C's rows 0, row_step, 2 * row_step, ...
+  Layout c_layout(int row_step = 1) const {
+    if (row_step == 1) return {"C", static_cast<std::size_t>(m), static_cast<std::size_t>(n)};
+    return {"C (rows 0, " + std::to_string(row_step) + ", ...)",
+            static_cast<std::size_t>((m + row_step - 1) / row_step), static_cast<std::size_t>(n)};
+  }
+};
+
+// How GoogleTest prints a shape in failure messages: "m=17 n=33 k=9".
+inline void PrintTo(const GemmShape& s, std::ostream* os) { *os << "m=" << s.m << " n=" << s.n << " k=" << s.k; }
 
 struct GemmSizes {
   std::size_t a = 0, b = 0, c = 0;  // element counts of A (m x k), B (k x n) and C (m x n)
@@ -96,6 +120,15 @@ inline std::vector<float> sample_rows(std::span<const float> c, int m, int n, in
   for (std::size_t i = 0; i < static_cast<std::size_t>(m); i += static_cast<std::size_t>(row_step))
     out.insert(out.end(), c.begin() + i * n, c.begin() + (i + 1) * n);
   return out;
+}
+
+// A perf test's check after its timed runs: C's rows 0, row_step, 2 * row_step, ... against the reference from A and B,
+// computed at the first call and kept in `reference` (the reference of the whole of a 4096^3 C would take minutes; a
+// test that checks several kernels on the same inputs computes it once).
+inline CompareResult compare_gemm_rows(std::span<const float> c, std::span<const float> a, std::span<const float> b,
+                                       const GemmShape& s, int row_step, std::optional<Reference>& reference) {
+  if (!reference) reference = gemm_reference(a, b, s.m, s.n, s.k, row_step);
+  return compare(sample_rows(c, s.m, s.n, row_step), *reference, gemm_tolerance(s.k), s.c_layout(row_step));
 }
 
 // A perf test's check of one timed call (course::PerfState::verify): `rows` rows of C picked by `pick`, against the
