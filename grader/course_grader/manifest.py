@@ -17,7 +17,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 LABS_DIR = Path("grader") / "labs"
 LAB_FOLDER = re.compile(r"^(?P<number>\d\d)_(?P<slug>[a-z0-9_]+)$")
 GPU_KEY = re.compile(r"^[a-z0-9_]+$")
-BENCH_ROLES = ("solution", "variant", "baseline", "yardstick")  # how a figure draws a series (grader/bench/)
+# How a figure draws a series (grader/bench/figures.toml): "ceiling" is the library a user would call instead.
+BENCH_ROLES = ("solution", "variant", "baseline", "yardstick", "ceiling")
 
 
 class ManifestError(Exception):

@@ -3,7 +3,8 @@
 // of small integers, which any lost or doubly counted input changes; bad arguments rejected with a clear error
 // before the launcher is called.
 // Perf (at the [[perf]] size of lab.toml: block size 256, 2^26 floats): reduction() against the interleaved-addressing
-// tree (reduce_interleaved.cu) and against a device-to-device copy, all timed in the same process.
+// tree (reduce_interleaved.cu) and against a device-to-device copy, all timed in the same process, with CUB's
+// DeviceReduce::Sum timed beside them as the ceiling (the library a user would call instead).
 #include "lab06_baselines.h"
 #include "lab06_reduction.h"
 #include "reference.h"
@@ -14,6 +15,7 @@
 #include <course/testing.h>
 #include <course/timing.h>
 #include <course/validate.h>
+#include <course/yardsticks.h>
 
 #include <bit>
 #include <cstdint>
@@ -180,6 +182,7 @@ void reduction_perf(course::PerfState& state) {
     return course::compare(result.download(), in.sum(), course::reduce_tolerance(static_cast<std::size_t>(n)),
                            {"result"});
   });
+  course::also_time_cub_sum(state, in, n);  // the ceiling: the library a user would call instead (GPU only)
   state.check("reduction", [&] {
     result.poison();
     scratch.poison();
