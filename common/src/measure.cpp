@@ -88,6 +88,38 @@ void PerfState::verify(std::string name, std::function<CompareResult(Pick&)> ver
   verifies_.emplace_back(std::move(name), std::move(verify));
 }
 
+void PerfState::note(const std::string& key, double value, const std::string& launcher) {
+  add_note(key, value, launcher);
+}
+
+void PerfState::note(const std::string& key, std::string value, const std::string& launcher) {
+  add_note(key, std::move(value), launcher);
+}
+
+void PerfState::add_note(const std::string& key, std::variant<double, std::string> value, const std::string& launcher) {
+  if (!launcher.empty()) {
+    std::vector<std::string> names;
+    if (measured_) {
+      names.push_back(results_.lab.name);
+      for (const auto* list : {&results_.baselines, &results_.also})
+        for (const Measured& m : *list) names.push_back(m.name);
+    } else {
+      if (lab_) names.push_back(lab_->name);
+      for (const auto* list : {&baselines_, &also_})
+        for (const Declared& d : *list) names.push_back(d.name);
+    }
+    if (std::find(names.begin(), names.end(), launcher) == names.end())
+      throw std::logic_error("perf state: note '" + key + "' of launcher '" + launcher +
+                             "', which is not declared (declared: " + join_names(names) + ")");
+  }
+  for (const Note& n : results_.notes)
+    if (n.launcher == launcher && n.key == key)
+      throw std::logic_error("perf state: note '" + key + "'" + (launcher.empty() ? "" : " of '" + launcher + "'") +
+                             " is noted twice");
+  if (key.empty()) throw std::logic_error("perf state: a note needs a non-empty key");
+  results_.notes.push_back({launcher, key, std::move(value)});
+}
+
 void PerfState::adopt(TimedBuffer* buffer) {
   if (measured_) throw std::logic_error("perf state: timed buffer '" + buffer->name() + "' declared after measure()");
   buffers_.push_back(buffer);
@@ -239,6 +271,11 @@ std::string PerfState::summary() const {
   }
   for (const CheckOutcome& c : r.checks)
     text += "  result check '" + c.name + "' after the timed runs: " + (c.ok ? "pass" : "FAIL") + "\n";
+  for (const Note& n : r.notes) {
+    const std::string value =
+        n.value.index() == 0 ? format("%g", std::get<double>(n.value)) : "'" + std::get<std::string>(n.value) + "'";
+    text += "  note " + (n.launcher.empty() ? "" : n.launcher + ": ") + n.key + " = " + value + "\n";
+  }
   return text;
 }
 
@@ -294,10 +331,21 @@ PerfGrade grade_perf_case(const PerfCase& perf_case, const TimingOptions& option
   grade.checks_passed = results.checks_passed();
   grade.ceiling = entry.ceiling;
   grade.review_above = entry.review_above;
+  bool ceiling_timed = false;
   for (const auto* list : {&results.baselines, &results.also})
     for (const Measured& m : *list)
-      if (m.name == entry.ceiling && m.work.unit == results.lab.work.unit)
+      if (m.name == entry.ceiling && m.work.unit == results.lab.work.unit) {
         grade.ceiling_fraction = results.lab.rate() / m.rate();
+        ceiling_timed = true;
+      }
+#if defined(COURSE_BACKEND_GPU)
+  // On a GPU every ceiling is timed (cuBLAS, CUB, a copy): a name that matches nothing is a mistake in the lab's files,
+  // which would silently leave results unreviewed.
+  if (!entry.ceiling.empty() && !ceiling_timed)
+    throw std::logic_error(manifest.path() + ": [[perf]] test = \"" + perf_case.test + "\" names the ceiling \"" +
+                           entry.ceiling + "\", but its perf body timed no launcher of that name in " +
+                           results.lab.work.rate_unit());
+#endif
   grade.review = grade.ceiling_fraction > grade.review_above;
   for (const CheckOutcome& c : results.checks) {
     if (c.ok) continue;

@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <variant>
+#include <vector>
 
 namespace {
 
@@ -159,6 +161,26 @@ TEST(PerfState, MisuseIsALogicError) {
   state.measure();
   EXPECT_THROW(state.measure(), std::logic_error);
   EXPECT_THROW(state.baseline("late", course::Work::bytes(1), [] {}), std::logic_error);
+}
+
+TEST(PerfState, NotesKeepFactsOfTheLaunchersAndThePoint) {
+  course::PerfState state({}, one_run());
+  state.lab("lab", course::Work::bytes(1), [] {});
+  state.note("registers", 128, "lab");
+  state.note("error", std::string("cudaErrorInvalidValue"));
+  EXPECT_THROW(state.note("registers", 64, "lab"), std::logic_error);      // noted twice
+  EXPECT_THROW(state.note("registers", 64, "unknown"), std::logic_error);  // no such launcher
+  EXPECT_THROW(state.note("", 1), std::logic_error);
+  state.measure();
+  state.note("blocks_per_sm", 2, "lab");  // after measure() too
+  const std::vector<course::Note>& notes = state.results().notes;
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_EQ(notes[0].launcher, "lab");
+  EXPECT_EQ(std::get<double>(notes[0].value), 128.0);
+  EXPECT_EQ(notes[1].launcher, "");
+  EXPECT_EQ(std::get<std::string>(notes[1].value), "cudaErrorInvalidValue");
+  EXPECT_EQ(notes[2].key, "blocks_per_sm");
+  EXPECT_NE(state.summary().find("note lab: registers = 128"), std::string::npos) << state.summary();
 }
 
 // ---- the registry and a graded case --------------------------------------------------------------------------------

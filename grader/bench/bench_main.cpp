@@ -21,8 +21,10 @@
 //    "records": [{"sizes": {KEY: V, ...},
 //                 "launchers": [{"name", "kind" (baseline | lab | also), "unit" (bytes | flops), "work", "rate",
 //                                "rate_unit", "ms" (what ratios use), "median_ms", "min_ms", "max_ms",
-//                                "after_median_ms" (a baseline's median after the lab)}],
-//                 "ratios": {BASELINE: lab rate / baseline rate}, "checks": [{"name", "ok", "message"}]}],
+//                                "after_median_ms" (a baseline's median after the lab),
+//                                "notes": {KEY: number or text} (state.note(KEY, V, launcher); only when noted)}],
+//                 "ratios": {BASELINE: lab rate / baseline rate}, "checks": [{"name", "ok", "message"}],
+//                 "notes": {KEY: number or text} (state.note(KEY, V): facts of the point; only when noted)}],
 //    "error": why the sweep stopped (only when it did)}
 #include <course/device.h>
 #include <course/manifest.h>
@@ -39,6 +41,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 namespace course_bench {
@@ -184,7 +187,19 @@ std::string sizes_json(const course::Sizes& sizes) {
   return "{" + text + "}";
 }
 
-std::string launcher_json(const course::Measured& m, const char* kind) {
+// The notes of `launcher` ("": the record's own) as a JSON object; "" when it has none.
+std::string notes_json(const std::vector<course::Note>& notes, const std::string& launcher) {
+  std::string text;
+  for (const course::Note& n : notes) {
+    if (n.launcher != launcher) continue;
+    const std::string value =
+        n.value.index() == 0 ? number(std::get<double>(n.value), 17) : quoted(std::get<std::string>(n.value));
+    text += (text.empty() ? "" : ", ") + quoted(n.key) + ": " + value;
+  }
+  return text.empty() ? "" : "{" + text + "}";
+}
+
+std::string launcher_json(const course::Measured& m, const char* kind, const std::vector<course::Note>& notes) {
   double min_ms = m.timing.min_ms, max_ms = m.timing.max_ms;
   if (m.after) {
     min_ms = std::min(min_ms, m.after->min_ms);
@@ -197,6 +212,8 @@ std::string launcher_json(const course::Measured& m, const char* kind) {
                      ", \"median_ms\": " + number(m.timing.median_ms) + ", \"min_ms\": " + number(min_ms) +
                      ", \"max_ms\": " + number(max_ms);
   if (m.after) text += ", \"after_median_ms\": " + number(m.after->median_ms);
+  const std::string noted = notes_json(notes, m.name);
+  if (!noted.empty()) text += ",\n          \"notes\": " + noted;
   return text + "}";
 }
 
@@ -204,11 +221,11 @@ std::string record_json(const course::PerfState& state) {
   const course::PerfResults& r = state.results();
   std::vector<std::string> launchers, ratios, checks;
   for (const course::Measured& b : r.baselines) {
-    launchers.push_back(launcher_json(b, "baseline"));
+    launchers.push_back(launcher_json(b, "baseline", r.notes));
     if (b.work.unit == r.lab.work.unit) ratios.push_back(quoted(b.name) + ": " + number(state.ratio_vs(b.name)));
   }
-  launchers.push_back(launcher_json(r.lab, "lab"));
-  for (const course::Measured& a : r.also) launchers.push_back(launcher_json(a, "also"));
+  launchers.push_back(launcher_json(r.lab, "lab", r.notes));
+  for (const course::Measured& a : r.also) launchers.push_back(launcher_json(a, "also", r.notes));
   for (const course::CheckOutcome& c : r.checks)
     checks.push_back("{\"name\": " + quoted(c.name) + ", \"ok\": " + (c.ok ? "true" : "false") +
                      ", \"message\": " + quoted(c.message) + "}");
@@ -217,9 +234,10 @@ std::string record_json(const course::PerfState& state) {
     for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
     return text;
   };
+  const std::string noted = notes_json(r.notes, "");
   return "{\"sizes\": " + sizes_json(state.sizes()) + ",\n     \"launchers\": [\n        " +
          join(launchers, ",\n        ") + "],\n     \"ratios\": {" + join(ratios, ", ") + "},\n     \"checks\": [" +
-         join(checks, ", ") + "]}";
+         join(checks, ", ") + "]" + (noted.empty() ? "" : ",\n     \"notes\": " + noted) + "}";
 }
 
 std::string run_json(const course::PerfCase& c, const Args& a, const std::string& program,

@@ -5,13 +5,15 @@ docs/figures/make_figures.py draws:
    "x_label", "metric" ("GB/s" | "GFLOP/s"), "timing": {"warmup", "runs", "l2_flush", "statistic", "harness"},
    "notes": {KEY: text},
    "series": [{"name", "source", "role", "lab", "subject", "case", "launcher",
-               "points": [{"x", "value", "ms", "min_ms", "max_ms"}]}]}
+               "points": [{"x", "value", "ms", "min_ms", "max_ms", "notes" (only when noted)}]}]}
 
 (a figure with Nsight Compute counts also gets "ncu_bank_conflicts", and "ncu" in each profiled series: ncu.py).
 
 A series is one timed launcher of one case in one program (a lab's solution or a variant). A point's value is its
 rate, work / ms, in GB/s or GFLOP/s; ms is the time the graded ratios use (for a baseline, the mean of its medians
-before and after the lab), min_ms and max_ms span all its timed runs. A ratio figure divides a series by the series
+before and after the lab), min_ms and max_ms span all its timed runs; a point's notes are the facts the case noted
+at that size (state.note, course/measure.h: registers, blocks per SM, an error), the record's and its launcher's
+(which wins), quoted in the docs as data/NAME:"SERIES"@X.notes.KEY. A ratio figure divides a series by the series
 with role "baseline" at the same x; the JSON keeps both, never only the ratio. A point whose result check failed
 stops the figure: a figure never shows a wrong kernel.
 """
@@ -67,13 +69,17 @@ def _record_at(run: dict, vary: tuple[str, ...], value: int, where: str) -> dict
 
 
 def _point(record: dict, launcher: dict, x_keys: tuple[str, ...]) -> dict:
-    return {
+    point = {
         "x": math.prod(record["sizes"][k] for k in x_keys),
         "value": launcher["rate"],
         "ms": launcher["ms"],
         "min_ms": launcher["min_ms"],
         "max_ms": launcher["max_ms"],
     }
+    notes = {**record.get("notes", {}), **launcher.get("notes", {})}
+    if notes:
+        point["notes"] = notes
+    return point
 
 
 def merge(figure: Figure, results: dict[RunKey, dict]) -> dict:

@@ -65,7 +65,7 @@ class BenchManifest(unittest.TestCase):
 
     def test_unknown_keys(self):
         self.rejects('figure = "matadd"', 'figure = "matadd"\ntitel = "x"', "unknown key 'bench[0].titel'")
-        self.rejects('role = "yardstick"', 'role = "yardstick"\ncolour = "red"', "'bench[0].series[0].colour'")
+        self.rejects('role = "ceiling"', 'role = "ceiling"\ncolour = "red"', "'bench[0].series[0].colour'")
 
     def test_wrong_values(self):
         self.rejects(
@@ -77,7 +77,7 @@ class BenchManifest(unittest.TestCase):
         self.rejects('vary = ["rows"]', 'vary = ["rowz"]', "size 'rowz'")
         self.rejects('x = ["rows", "cols"]', 'x = ["rows", "colz"]', "size 'colz'")
         self.rejects('subject = "scalar_256"', 'subject = "scalar_512"', "subject 'scalar_512'", "scalar_256")
-        self.rejects('role = "yardstick"', 'role = "ruler"', "role 'ruler'")
+        self.rejects('role = "ceiling"', 'role = "ruler"', "role 'ruler'")
         self.rejects("values = [16, 32,", "values = [16, 16,", "'values' distinct positive integers")
         self.rejects('launcher = "matadd"', "launcher = 3", "'bench[0].series[1].launcher' must be")
 
@@ -158,7 +158,7 @@ class Merge(unittest.TestCase):
     def test_the_schema_make_figures_reads(self):
         data = merge.merge(self.figure, self.results)
         self.assertEqual(list(data)[: len(merge.HEADER)], list(merge.HEADER))
-        self.assertEqual([s["name"][:2] for s in data["series"]], ["de", "0:", "1:", "2:", "3:", "4:", "sc"])
+        self.assertEqual([s["name"][:2] for s in data["series"]], ["de", "0:", "CU", "1:", "2:", "3:", "4:", "sc"])
         for s in data["series"]:
             self.assertLessEqual(SERIES_KEYS, set(s))
             self.assertEqual([p["x"] for p in s["points"]], [64, 128, 256, 512, 1024])
@@ -187,6 +187,35 @@ class Merge(unittest.TestCase):
         mixed[key]["records"][0]["launchers"][0]["rate_unit"] = "GFLOP/s"
         with self.assertRaisesRegex(merge.MergeError, "different units"):
             merge.merge(self.figure, mixed)
+
+    def test_notes_reach_their_points_and_the_docs(self):
+        """A record's notes and its launcher's (which win) become the point's "notes", which the docs quote with
+        data/NAME:"SERIES"@X.notes.KEY (docs/tools/measured_numbers.py); a point with no notes has none."""
+        key = next(iter(self.results))
+        record = self.results[key]["records"][1]
+        record["notes"] = {"shared_per_sm_bytes": 233472, "blocks_per_sm": 0, "error": "cudaErrorInvalidValue"}
+        record["launchers"][0]["notes"] = {"blocks_per_sm": 2, "registers": 127}
+        data = merge.merge(self.figure, self.results)
+        data = json.loads(merge.dumps(data))
+        series = next(s for s in data["series"] if s["launcher"] == record["launchers"][0]["name"])
+        x = record["sizes"][self.figure.tables[0].sweep.x[0]]
+        point = next(p for p in series["points"] if p["x"] == x)
+        self.assertEqual(
+            point["notes"],
+            {"shared_per_sm_bytes": 233472, "blocks_per_sm": 2, "error": "cudaErrorInvalidValue", "registers": 127},
+        )
+        self.assertNotIn("notes", series["points"][0])
+        sys.path.insert(0, str(ROOT / "docs" / "tools"))
+        import measured_numbers
+
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "docs" / "data").mkdir(parents=True)
+            (Path(tmp) / "docs" / "data" / "fig.json").write_text(json.dumps(data), encoding="utf-8")
+            numbers = measured_numbers.Data(tmp)
+            ref = (
+                f'data/fig:"{series["name"]}"@{x}.notes.registers / data/fig:"{series["name"]}"@{x}.notes.blocks_per_sm'
+            )
+            self.assertEqual(measured_numbers.evaluate(ref, numbers), 127 / 2)
 
 
 FAKE_NCU = """#!/bin/sh

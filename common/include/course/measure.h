@@ -46,6 +46,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace course {
@@ -79,11 +80,20 @@ struct CheckOutcome {
   std::string message;  // why it failed (a comparison's paragraph, or the error it threw); empty when ok
 };
 
+// A fact of one measurement that is not a time (PerfState::note): a kernel's registers, its blocks per SM, the error
+// a launch returned.
+struct Note {
+  std::string launcher;  // the timed launcher it belongs to; "" for the measurement as a whole
+  std::string key;
+  std::variant<double, std::string> value;
+};
+
 struct PerfResults {
   Measured lab;
   std::vector<Measured> baselines;  // in declaration order
   std::vector<Measured> also;       // timed after the bracket, never graded
   std::vector<CheckOutcome> checks;
+  std::vector<Note> notes;  // in the order noted
   bool checks_passed() const;
 };
 
@@ -121,6 +131,12 @@ class PerfState {
   // current set of the body's TimedInput/TimedOutput buffers (course/timed_buffers.h), which is the call's. It runs
   // after every batch, for every call of it (the failures are reported as one check).
   void verify(std::string name, std::function<CompareResult(Pick&)> verify);
+  // A fact to keep with the measurement, never graded: a number or a text, of the launcher named `launcher` (declared
+  // before the note) or, with "", of the measurement as a whole. Before or after measure(); a key is noted once per
+  // launcher. The bench writes the notes into its records and the figure's JSON (grader/bench/merge.py), where the
+  // docs quote them: state.note("registers", attr.numRegs, "min 2 blocks") is data/NAME:"SERIES"@X.notes.registers.
+  void note(const std::string& key, double value, const std::string& launcher = "");
+  void note(const std::string& key, std::string value, const std::string& launcher = "");
 
   // Times the baselines, the lab and the baselines again in reverse order (time_bracketed), then each also_time
   // launcher, then runs the checks. The launchers and checks are dropped afterwards (they refer to the body's
@@ -142,6 +158,7 @@ class PerfState {
  private:
   long long size_value(const std::string& name) const;
   void require_new_name(const std::string& name) const;
+  void add_note(const std::string& key, std::variant<double, std::string> value, const std::string& launcher);
 
   struct Declared {
     std::string name;
