@@ -70,8 +70,8 @@ void on_fault(int sig, siginfo_t* info, void*) {
                   addr);
   }
   say(buf);
-  say("[course-cpu] Run the check-mode tests (their names start with labNN.check., e.g. "
-      "`ctest -R check`) to get the exact file, line and variable.\n");
+  say("[course-cpu] Run your lab's check-mode tests (their names start with labNN.check., e.g. "
+      "`ctest --test-dir build -R lab01.check` for lab 01) to get the exact file, line and variable.\n");
   _exit(EXIT_FAILURE);
 }
 
