@@ -220,6 +220,14 @@ function(course_add_lab number dir)
     endforeach()
   endforeach()
 
+  # `cmake --build build --target labNN`: every program `ctest -R labNN` runs (the student's lab file and the judge that
+  # tests it, on each backend of this tree), so that on a small machine a student builds one lab and nothing stale.
+  set(student_programs "")
+  foreach(backend IN LISTS backends)
+    list(APPEND student_programs ${lab}_${backend} ${lab}_judge_${backend})
+  endforeach()
+  add_custom_target(${lab} DEPENDS ${student_programs})
+
   # For the instructor grader: the student test programs of this lab, per backend, so that no Python rebuilds a
   # target name. <build>/grader/targets/labNN.json = {"lab": "NN", "folder": ..., "executables": {backend: path}}.
   # "objects" and "baselines": {backend: [object files]}, those compiled from the student's lab file(s) and the
