@@ -1,7 +1,8 @@
 // course-rewrite, pass 4 (check mode only): checked subscripts. Inside
 // __global__/__device__ functions, `name[` of a shared array or a pointer
 // parameter becomes `COURSE_CHECKED(name, __LINE__)[`, of a local pointer
-// variable `COURSE_CHECKED_LOCAL(name, __LINE__)[` (course_cpu/check.h);
+// variable `COURSE_CHECKED_LOCAL(name, __LINE__)[` (course_cpu/check.h), and
+// every use of a __shared__ scalar `COURSE_CHECKED_SCALAR(name, __LINE__)`;
 // value_contexts.cpp handles the places where the resulting element proxy
 // must be read as a value or bound to a reference.
 #include "passes.h"
@@ -12,6 +13,7 @@ void Rewriter::instrument() {
   for (Function& fn : functions_) {
     const std::set<std::string>& local = shared_arrays_[fn.body_open];
     fn.local_pointers = local_pointers(fn, local);
+    fn.shared_scalars = checked_scalars(fn);
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
       if (is_punct(k, "&") && !in_declaration(k)) {
         reference_declaration(k, fn, local);
@@ -38,6 +40,8 @@ void Rewriter::instrument() {
         const std::string name(t);  // local_pointers() leaves out shared arrays and pointer parameters
         const char* macro = fn.local_pointers.count(name) ? "COURSE_CHECKED_LOCAL(" : "COURSE_CHECKED(";
         edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
+      } else if (last == k && fn.shared_scalars.count(std::string(t))) {
+        edits_.push_back({k, k + 1, "COURSE_CHECKED_SCALAR(" + std::string(t) + ", __LINE__)"});
       }
       if (as_value) edits_.push_back({last + 1, last + 1, ")"});
     }
@@ -51,6 +55,23 @@ bool Rewriter::checked_subscript(std::size_t k, const Function& fn, const std::s
   const std::string name(toks_[k].text);
   return local.count(name) || global_shared_.count(name) || fn.pointer_params.count(name) ||
          fn.local_pointers.count(name);
+}
+
+std::set<std::string> Rewriter::checked_scalars(const Function& fn) const {
+  const auto found = shared_scalars_.find(fn.body_open);
+  if (found == shared_scalars_.end()) return {};
+  static const std::set<std::string_view> not_a_type = {"return",   "case",     "throw",  "goto",    "else",
+                                                        "do",       "sizeof",   "delete", "new",     "co_return",
+                                                        "co_yield", "co_await", "typeid", "alignof", "decltype"};
+  std::set<std::string> names = found->second;
+  for (std::size_t k = fn.body_open + 1; k < fn.body_close && !names.empty(); ++k) {
+    if (!is_ident(k) || !names.count(std::string(toks_[k].text)) || in_declaration(k)) continue;
+    // `T name` (a declaration or a parameter of a lambda: the name means something else there), `T* name`, `T& name`.
+    std::size_t p = prev(k);
+    while (p != npos && (is_punct(p, "*") || is_punct(p, "&") || is_punct(p, "&&")) && is_ident(prev(p))) p = prev(p);
+    if (p != npos && is_ident(p) && !not_a_type.count(toks_[p].text)) names.erase(std::string(toks_[k].text));
+  }
+  return names;
 }
 
 std::set<std::string> Rewriter::local_pointers(const Function& fn, const std::set<std::string>& local) const {

@@ -37,6 +37,9 @@ struct Function {
   // Check mode: local pointer variables (`float* Bs = smem + n;`, `const float4* in4 = ...;`), whose subscripts are
   // checked like a pointer parameter's where they point into shared or global memory (course_cpu/check.h).
   std::set<std::string> local_pointers;
+  // Check mode: __shared__ scalars of an arithmetic type (`__shared__ float total;`), whose every use becomes an element
+  // proxy like a subscript's (COURSE_CHECKED_SCALAR); left out when the name is declared again in the function.
+  std::set<std::string> shared_scalars;
 };
 
 class Rewriter {
@@ -112,6 +115,10 @@ class Rewriter {
   void rewrite_extern_shared(std::size_t ext, std::size_t shared, std::size_t semi, bool in_function,
                              const Function* fn);
   void add_shared_name(const std::string& name, bool in_function, const Function* fn);
+  // True if tokens [b, e) name an arithmetic type: float, unsigned int, volatile int, size_t, ...
+  bool arithmetic_type(std::size_t b, std::size_t e) const;
+  // The shared scalars of fn that no other declaration in its body names (a shadowing local keeps its own meaning).
+  std::set<std::string> checked_scalars(const Function& fn) const;
 
   // ---- pass 3: launches (launches.cpp) ---------------------------------------------
   void rewrite_launches();
@@ -148,8 +155,9 @@ class Rewriter {
   Mode mode_;
   std::vector<Edit> edits_;
   std::vector<Function> functions_;
-  std::map<std::string, int> template_kernels_;                 // __global__ templates of this file -> parameters
-  std::map<std::size_t, std::set<std::string>> shared_arrays_;  // body '{' -> names
+  std::map<std::string, int> template_kernels_;                  // __global__ templates of this file -> parameters
+  std::map<std::size_t, std::set<std::string>> shared_arrays_;   // body '{' -> names
+  std::map<std::size_t, std::set<std::string>> shared_scalars_;  // body '{' -> names of arithmetic __shared__ scalars
   std::set<std::string> global_shared_;
   std::vector<std::pair<std::size_t, std::size_t>> declaration_ranges_;
 };

@@ -2,8 +2,9 @@
 //   __shared__ T a[N];         -> static thread_local T a[N];
 //   extern __shared__ T s[];   -> T* const s = ::course_cpu::dynamic_shared<T>();  (in a function)
 //                                 static ::course_cpu::DynamicShared<T> s;         (at namespace scope)
-// The names of shared arrays are remembered for pass 4 (check mode), which
-// also gets a declare_shared() call after each declaration inside a function.
+// The names of shared arrays, and of shared scalars of an arithmetic type in a
+// function, are remembered for pass 4 (check mode), which also gets a
+// declare_shared() call after each such declaration inside a function.
 #include "passes.h"
 
 namespace course_rewrite {
@@ -13,6 +14,20 @@ void Rewriter::add_shared_name(const std::string& name, bool in_function, const 
     shared_arrays_[fn->body_open].insert(name);
   else
     global_shared_.insert(name);
+}
+
+bool Rewriter::arithmetic_type(std::size_t b, std::size_t e) const {
+  static const std::set<std::string_view> words = {"float",   "double",   "int",     "unsigned", "signed",  "short",
+                                                   "long",    "char",     "bool",    "volatile", "const",   "size_t",
+                                                   "int8_t",  "uint8_t",  "int16_t", "uint16_t", "int32_t", "uint32_t",
+                                                   "int64_t", "uint64_t", "std"};
+  bool any = false;
+  for (std::size_t k = b; k < e; k = next(k)) {
+    if (is_punct(k, "::")) continue;
+    if (!is_ident(k) || !words.count(toks_[k].text)) return false;
+    any = any || !(is_ident(k, "volatile") || is_ident(k, "const") || is_ident(k, "std"));
+  }
+  return any;
 }
 
 void Rewriter::rewrite_shared() {
@@ -34,15 +49,19 @@ void Rewriter::rewrite_shared() {
     const bool has_static = before != npos && is_ident(before, "static");
     edits_.push_back({i, i + 1, has_static ? "thread_local" : "static thread_local"});
     // Declarators: `T a[N][M], b[K], c;` -> arrays a and b; a, b and c declared.
-    std::vector<std::string> arrays, declared;
+    std::vector<std::string> arrays, declared, scalars;
     int depth = 0;
-    std::size_t last_ident = npos;
+    std::size_t last_ident = npos, type_end = npos;
     for (std::size_t k = next(i); k <= semi; k = next(k)) {
       if (toks_[k].kind == Tok::punct) {
         const bool ends = depth == 0 && (is_punct(k, "[") || is_punct(k, ",") || is_punct(k, ";"));
         if (ends && last_ident != npos) {
+          if (type_end == npos) type_end = last_ident;  // the first declarator's name ends the type
           declared.push_back(std::string(toks_[last_ident].text));
-          if (is_punct(k, "[")) arrays.push_back(declared.back());
+          if (is_punct(k, "["))
+            arrays.push_back(declared.back());
+          else
+            scalars.push_back(declared.back());
           last_ident = npos;
         }
         depth += nesting_step(k);
@@ -51,10 +70,14 @@ void Rewriter::rewrite_shared() {
       }
     }
     for (const std::string& a : arrays) add_shared_name(a, in_function, fn);
+    if (!in_function || type_end == npos || !arithmetic_type(next(i), type_end)) scalars.clear();
+    for (const std::string& s : scalars) shared_scalars_[fn->body_open].insert(s);
     declaration_ranges_.push_back({i, semi});
     std::string after;
-    if (mode_ == Mode::check && in_function)
+    if (mode_ == Mode::check && in_function) {
       for (const std::string& a : arrays) after += " ::course_cpu::check::declare_shared(" + a + ");";
+      for (const std::string& s : scalars) after += " ::course_cpu::check::declare_shared(" + s + ");";
+    }
     if (in_function && !fn->kernel_address.empty() && !declared.empty()) {
       // The kernel's static shared memory, for cudaFuncGetAttributes and the occupancy API.
       std::string bytes;

@@ -23,7 +23,9 @@ bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::s
     *last = chain_end(k);
     return true;
   }
-  if (!is_ident(k) || !fn.proxy_refs.count(std::string(toks_[k].text))) return false;
+  if (!is_ident(k)) return false;
+  const std::string name(toks_[k].text);
+  if (!fn.proxy_refs.count(name) && !fn.shared_scalars.count(name)) return false;
   const std::size_t p = prev(k), q = next(k);
   if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
   if (is_punct(q, "[") || is_punct(q, "(") || is_punct(q, ".") || is_punct(q, "->")) return false;

@@ -11,6 +11,7 @@ namespace {
 std::string element_text(const check::AccessInfo& info) {
   std::ostringstream s;
   s << info.site->var;
+  if (info.site->scalar) return s.str();  // `total`, not `total[0]`
   for (int d = 0; d < std::min<int>(info.ndims, check::kMaxDims); ++d) s << '[' << info.index[d] << ']';
   return s.str();
 }

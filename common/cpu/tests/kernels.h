@@ -34,5 +34,8 @@ cudaError_t run_misaligned(int which, int offset, const float* in, float* out);
 cudaError_t run_vector_copy(int offset, const float* in, float* out);
 // Two tiles of 32 floats through local pointers into the extern __shared__ memory, with or without the barrier.
 cudaError_t run_carved_tiles(int sync, const float* in, float* out);
+// sharedScalars: mode 0 misses the barrier after thread 0 sets `total` (a race at @scalar-read), mode 1 is correct
+// (out[i] = 2 in[0] + 3), mode 2 reads `flag` before any thread wrote it.
+cudaError_t run_shared_scalars(int mode, const float* in, float* out);
 // A 4 x 5 tile through a pointer to rows, every thread reading column `column` of its row.
 cudaError_t run_row_pointer(int column, float* out);

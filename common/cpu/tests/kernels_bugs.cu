@@ -297,3 +297,37 @@ cudaError_t run_row_pointer(int column, float* out) {
   rowPointer<<<1, 20, 20 * sizeof(float)>>>(out, column);
   return cudaDeviceSynchronize();
 }
+
+// Shared scalars of arithmetic types, in the forms kernels use them: thread 0 sets a block-wide value, the others read
+// it (a race without the barrier), a flag read before anyone set it (uninitialized), a counter bumped with an atomic
+// through its address, a compound assignment, a ternary and a volatile flag. `shadow` is declared again inside a
+// lambda, so that name is left alone.
+__global__ void sharedScalars(const float* in, float* out, int mode) {
+  __shared__ float total;
+  __shared__ unsigned int count;
+  __shared__ volatile int flag;
+  __shared__ int shadow;
+  if (mode == 2) {
+    out[threadIdx.x] = flag ? 1.0f : 0.0f;  // @scalar-uninitialized
+    return;
+  }
+  if (threadIdx.x == 0) {
+    total = in[0];  // @scalar-write
+    count = 0;
+    flag = 1;
+    shadow = 0;
+  }
+  if (mode == 1) __syncthreads();
+  const float t = total;  // @scalar-read
+  atomicAdd(&count, 1u);
+  __syncthreads();
+  if (threadIdx.x == 0) total += 1.0f;
+  __syncthreads();
+  auto twice = [](int shadow) { return 2 * shadow; };
+  out[threadIdx.x] = t + (count > 0 ? total : 0.0f) + static_cast<float>(twice(flag));
+}
+
+cudaError_t run_shared_scalars(int mode, const float* in, float* out) {
+  sharedScalars<<<1, 64>>>(in, out, mode);
+  return cudaDeviceSynchronize();
+}

@@ -284,6 +284,33 @@ TEST(CheckMode, LocalPointersIntoSharedMemoryAreChecked) {
   EXPECT_EQ(out.get()[0], 3.0f * host[1] + 2.0f);
 }
 
+// __shared__ scalars are checked at every use, like an element of an array, and named without an index.
+TEST(CheckMode, SharedScalarsAreChecked) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> in(iota_floats(64)), out(64);
+  run_shared_scalars(0, in.ptr, out.ptr);
+  cudaGetLastError();
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  ASSERT_FALSE(racy.empty());
+  EXPECT_EQ(racy[0].line, line_of("kernels_bugs.cu", "@scalar-read"));
+  EXPECT_NE(racy[0].message.find("reads total,"), std::string::npos) << racy[0].message;
+  EXPECT_NE(racy[0].message.find("line " + std::to_string(line_of("kernels_bugs.cu", "@scalar-write"))),
+            std::string::npos)
+      << racy[0].message;
+
+  EXPECT_EQ(run_shared_scalars(1, in.ptr, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const float expected = 2.0f * iota_floats(1)[0] + 1.0f + 2.0f;
+  for (float v : out.get()) EXPECT_EQ(v, expected);
+
+  run_shared_scalars(2, in.ptr, out.ptr);
+  cudaGetLastError();
+  const auto unset = of_category(course_cpu::take_diagnostics(), "uninitialized-shared-read");
+  ASSERT_EQ(unset.size(), 1u);
+  EXPECT_EQ(unset[0].line, line_of("kernels_bugs.cu", "@scalar-uninitialized"));
+  EXPECT_NE(unset[0].message.find("reads flag,"), std::string::npos) << unset[0].message;
+}
+
 // A pointer to rows (`float (*As)[5]`) into the extern __shared__ memory: each access is checked at its flattened
 // index, so reading column 5 of the last row (element 20 of 20 floats) is out of bounds; column 4 is fine.
 TEST(CheckMode, PointerToRowsIsChecked) {

@@ -172,6 +172,34 @@ TEST(Rewriter, ReferencesToSharedElementsBecomeProxies) {
   EXPECT_TRUE(contains(body(src), "float& r = s[n];"));  // fast mode: plain references
 }
 
+TEST(Rewriter, SharedScalarsOfArithmeticTypesAreChecked) {
+  const std::string src =
+      "__global__ void k(float* p, int n) {\n"
+      "  __shared__ float total, tile[32];\n"
+      "  __shared__ volatile unsigned int flag;\n"
+      "  __shared__ float4 v;\n"
+      "  __shared__ int shadow;\n"
+      "  if (n == 0) total = p[0];\n"
+      "  atomicAdd(&flag, 1u);\n"
+      "  auto t = total;\n"
+      "  p[n] = n ? total : 0;\n"
+      "  v.x = sizeof(total) + shadow;\n"
+      "  for (int shadow = 0; shadow < 2; ++shadow) p[shadow] = 0;\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "::course_cpu::check::declare_shared(total);")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::check::declare_shared(flag);")) << out;
+  EXPECT_TRUE(contains(out, "if (n == 0) COURSE_CHECKED_SCALAR(total, __LINE__) = COURSE_CHECKED(p, __LINE__)[0];"))
+      << out;
+  EXPECT_TRUE(contains(out, "atomicAdd(&COURSE_CHECKED_SCALAR(flag, __LINE__), 1u);")) << out;
+  EXPECT_TRUE(contains(out, "auto t = ::course_cpu::check::value(COURSE_CHECKED_SCALAR(total, __LINE__));")) << out;
+  EXPECT_TRUE(contains(out, "n ? ::course_cpu::check::value(COURSE_CHECKED_SCALAR(total, __LINE__)) : 0;")) << out;
+  EXPECT_TRUE(contains(out, "v.x = sizeof(total) + shadow;")) << out;  // float4: not a scalar; shadow: declared again
+  EXPECT_FALSE(contains(out, "declare_shared(v)")) << out;
+  EXPECT_FALSE(contains(body(src), "COURSE_CHECKED_SCALAR"));  // fast mode: plain variables
+}
+
 TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {
   const std::string src =
       "template <typename T, int TILE = 16, class... Rest>\n"

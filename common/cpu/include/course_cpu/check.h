@@ -5,6 +5,7 @@
 //     COURSE_CHECKED(As, __LINE__)[i][j]      (shared arrays)
 //     COURSE_CHECKED(a, __LINE__)[i]          (pointer parameters)
 //     COURSE_CHECKED_LOCAL(p, __LINE__)[i]    (local pointer variables)
+//     COURSE_CHECKED_SCALAR(total, __LINE__)  (every use of a __shared__ scalar of an arithmetic type)
 // Each [] returns a small view that remembers the variable, the line and the
 // indices; the last [] returns an ElemRef proxy (check_element.h). Converting
 // the proxy to T is a read, assigning to it a write, `+=`/`++`/... a read and
@@ -127,6 +128,16 @@ inline PointerView<T> root(T* const&& pointer, const Site* site) {
   return PointerView<T>(site, pointer);
 }
 
+// A __shared__ scalar of an arithmetic type (`__shared__ float total;`): the only element of a one-element array, so
+// that every use is an element proxy, checked like a subscript (its site has Site::scalar: messages say `total`).
+template <class X>
+inline decltype(auto) scalar(X& x, const Site* site) {
+  static_assert(std::is_arithmetic_v<std::remove_cv_t<X>>, "check mode checks __shared__ scalars of arithmetic types");
+  using One = X[1];
+  One& one = reinterpret_cast<One&>(x);
+  return ArrayView<One, One, 0>(ArrayLoc<One>{site, &one, 0u, {}}, one)[0];
+}
+
 }  // namespace course_cpu::check
 
 // The lambda gives every subscript site one static Site object.
@@ -140,7 +151,14 @@ inline PointerView<T> root(T* const&& pointer, const Site* site) {
     static constinit ::course_cpu::check::Site site{#name, __FILE__, line, 0, true}; \
     return &site;                                                                    \
   }()
+#define COURSE_CPU_SITE_SCALAR(name, line)                                                  \
+  [] {                                                                                      \
+    static constinit ::course_cpu::check::Site site{#name, __FILE__, line, 0, false, true}; \
+    return &site;                                                                           \
+  }()
 // A checked subscript chain: `name` is a __shared__ array or a pointer.
 #define COURSE_CHECKED(name, line) ::course_cpu::check::root(name, COURSE_CPU_SITE(name, line))
 // The same for a local pointer variable (Site::local_pointer).
 #define COURSE_CHECKED_LOCAL(name, line) ::course_cpu::check::root(name, COURSE_CPU_SITE_LOCAL(name, line))
+// Every use of a __shared__ scalar `name` of an arithmetic type.
+#define COURSE_CHECKED_SCALAR(name, line) ::course_cpu::check::scalar(name, COURSE_CPU_SITE_SCALAR(name, line))

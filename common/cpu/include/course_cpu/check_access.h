@@ -26,6 +26,8 @@ struct Site {
   // A local pointer variable: where it points into no shared array and no cudaMalloc'ed buffer (a local array, a
   // pointer past the end that is never used there), the access is performed unchecked instead of reported.
   bool local_pointer = false;
+  // A __shared__ scalar (COURSE_CHECKED_SCALAR), checked as a one-element array: messages name it without an index.
+  bool scalar = false;
 };
 
 // Extents of an array type, as a static table (so views stay small).
