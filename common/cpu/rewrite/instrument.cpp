@@ -14,6 +14,7 @@ void Rewriter::instrument() {
     const std::set<std::string>& local = shared_arrays_[fn.body_open];
     fn.local_pointers = local_pointers(fn, local);
     fn.shared_scalars = checked_scalars(fn);
+    fn.auto_locals = auto_locals(fn, local);
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
       if (is_punct(k, "&") && !in_declaration(k)) {
         reference_declaration(k, fn, local);
@@ -36,10 +37,24 @@ void Rewriter::instrument() {
       if (!proxy_at(k, fn, local, &last)) continue;
       const bool as_value = value_context(k, last);
       if (as_value) edits_.push_back({k, k, "::course_cpu::check::value("});
+      std::size_t close = npos;
       if (checked_subscript(k, fn, local)) {
         const std::string name(t);  // local_pointers() leaves out shared arrays and pointer parameters
-        const char* macro = fn.local_pointers.count(name) ? "COURSE_CHECKED_LOCAL(" : "COURSE_CHECKED(";
+        const char* macro = fn.local_pointers.count(name) ? "COURSE_CHECKED_LOCAL("
+                            : fn.auto_locals.count(name)  ? "COURSE_CHECKED_AUTO("
+                                                          : "COURSE_CHECKED(";
         edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
+      } else if (cast_subscript(k, &close)) {
+        // The cast's value is a pointer: checked like a local pointer, named by the cast's text in messages.
+        std::string quoted;
+        for (char c : text(k, close + 1, false)) {
+          if (c == '"' || c == '\\') quoted += '\\';
+          quoted += c;
+        }
+        edits_.push_back({k, k, "::course_cpu::check::root("});
+        edits_.push_back({close + 1, close + 1,
+                          ", [] { static constinit ::course_cpu::check::Site site{\"" + quoted +
+                              "\", __FILE__, __LINE__, 0, true}; return &site; }())"});
       } else if (last == k && fn.shared_scalars.count(std::string(t))) {
         edits_.push_back({k, k + 1, "COURSE_CHECKED_SCALAR(" + std::string(t) + ", __LINE__)"});
       }
@@ -54,7 +69,110 @@ bool Rewriter::checked_subscript(std::size_t k, const Function& fn, const std::s
   if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
   const std::string name(toks_[k].text);
   return local.count(name) || global_shared_.count(name) || fn.pointer_params.count(name) ||
-         fn.local_pointers.count(name);
+         fn.local_pointers.count(name) || fn.auto_locals.count(name);
+}
+
+bool Rewriter::cast_subscript(std::size_t k, std::size_t* close) const {
+  if (!(is_ident(k, "reinterpret_cast") || is_ident(k, "static_cast") || is_ident(k, "const_cast"))) return false;
+  const std::size_t p = prev(k);
+  if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
+  std::size_t q = next(k);
+  if (!is_punct(q, "<")) return false;
+  int angle = 0;
+  std::size_t last_in_type = npos;
+  for (; q < toks_.size(); q = next(q)) {
+    if (is_open(q) && !is_punct(q, "(")) return false;  // no brackets in the type: keep to T*, const T*, T**
+    if (is_punct(q, "(")) q = match(q);
+    angle += is_punct(q, "<") ? 1 : is_punct(q, ">") ? -1 : is_punct(q, ">>") ? -2 : 0;
+    if (angle <= 0) break;
+    last_in_type = q;
+  }
+  if (angle != 0 || last_in_type == npos || !is_punct(last_in_type, "*")) return false;  // a cast to a pointer
+  const std::size_t open = next(q);
+  if (!is_punct(open, "(")) return false;
+  const std::size_t end = match(open);
+  if (end >= toks_.size() || !is_punct(next(end), "[")) return false;
+  *close = end;
+  return true;
+}
+
+bool Rewriter::continues_declaration(std::size_t comma, const Function& fn) const {
+  static const std::set<std::string_view> not_a_type = {"return",  "case",  "throw",  "goto", "else",     "do",
+                                                        "typedef", "using", "delete", "new",  "co_return"};
+  // Back to the start of the statement, over whole bracketed groups (an initializer's call, a subscript).
+  std::size_t start = npos;
+  for (std::size_t q = prev(comma); q != npos && q >= fn.body_open; q = prev(q)) {
+    if (is_close(q)) {
+      int depth = 0;
+      for (; q != npos && q > fn.body_open; q = prev(q)) {
+        if (is_close(q)) ++depth;
+        if (is_open(q) && --depth == 0) break;
+      }
+      if (q == npos || q <= fn.body_open) return false;
+      continue;
+    }
+    if (is_punct(q, ";") || is_punct(q, "{") || is_punct(q, "}")) {
+      start = next(q);
+      break;
+    }
+    if (is_punct(q, "(")) {  // unmatched: the start of a for's init, or a call's argument list
+      if (!is_ident(prev(q), "for")) return false;
+      start = next(q);
+      break;
+    }
+  }
+  if (start == npos || !is_ident(start) || not_a_type.count(toks_[start].text)) return false;
+  // TYPE (names, ::, <...>) then [* & const ...] NAME then = , ; [ : the first declarator.
+  std::size_t q = start;
+  int angle = 0, names = 0;
+  for (; q < comma; q = next(q)) {
+    if (is_punct(q, "<")) {
+      ++angle;
+    } else if (is_punct(q, ">")) {
+      --angle;
+    } else if (angle == 0 && (is_punct(q, "*") || is_punct(q, "&"))) {
+      break;
+    } else if (angle == 0 && is_ident(q) &&
+               (is_punct(next(q), "=") || is_punct(next(q), ",") || is_punct(next(q), "[") || is_punct(next(q), ";"))) {
+      return names > 0;  // NAME of a declarator whose type is the names before it
+    } else if (!(is_ident(q) || is_punct(q, "::") || angle > 0)) {
+      return false;
+    }
+    if (angle == 0 && is_ident(q)) ++names;
+  }
+  if (q >= comma || names == 0) return false;
+  while (is_punct(q, "*") || is_punct(q, "&") || is_ident(q, "const") || is_ident(q, "volatile") ||
+         is_ident(q, "__restrict__"))
+    q = next(q);
+  return is_ident(q) && (is_punct(next(q), "=") || is_punct(next(q), ",") || is_punct(next(q), ";"));
+}
+
+std::set<std::string> Rewriter::auto_locals(const Function& fn, const std::set<std::string>& local) const {
+  std::set<std::string> names;
+  for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
+    if (!is_ident(k, "auto") || in_declaration(k)) continue;
+    std::size_t p = prev(k);
+    while (is_ident(p, "const") || is_ident(p, "volatile")) p = prev(p);
+    if (!(is_punct(p, ";") || is_punct(p, "{") || is_punct(p, "}") || (is_punct(p, "(") && is_ident(prev(p), "for"))))
+      continue;  // not at the start of a statement or of a for's init (a lambda's parameter, a return type)
+    std::size_t q = next(k);
+    while (is_ident(q, "const") || is_ident(q, "volatile")) q = next(q);
+    for (;;) {  // each declarator: NAME = initializer [, ...]
+      if (!is_ident(q) || !is_punct(next(q), "=")) break;
+      const std::string name(toks_[q].text);
+      if (!local.count(name) && !global_shared_.count(name) && !fn.pointer_params.count(name)) names.insert(name);
+      std::size_t end = next(next(q));
+      int depth = 0;
+      for (; end < fn.body_close; end = next(end)) {
+        if (is_open(end)) ++depth;
+        if (is_close(end) && --depth < 0) break;
+        if (depth == 0 && (is_punct(end, ";") || is_punct(end, ","))) break;
+      }
+      if (!is_punct(end, ",")) break;
+      q = next(end);
+    }
+  }
+  return names;
 }
 
 std::set<std::string> Rewriter::checked_scalars(const Function& fn) const {
@@ -95,6 +213,12 @@ std::set<std::string> Rewriter::local_pointers(const Function& fn, const std::se
       if (!is_punct(q, "=") && !is_punct(q, ";")) continue;
       type_end = prev(k);
     } else if (!(is_punct(next(n), "=") || is_punct(next(n), ";") || is_punct(next(n), ","))) {
+      continue;
+    } else if (is_punct(prev(k), ",")) {  // a later declarator: `float *p = a, *q = b;`
+      const std::string name(toks_[n].text);
+      if (continues_declaration(prev(k), fn) && !local.count(name) && !global_shared_.count(name) &&
+          !fn.pointer_params.count(name))
+        names.insert(name);
       continue;
     }
     // Before it: a type (identifiers, ::, template arguments) that starts a statement or a for's init.

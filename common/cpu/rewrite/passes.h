@@ -40,6 +40,9 @@ struct Function {
   // Check mode: __shared__ scalars of an arithmetic type (`__shared__ float total;`), whose every use becomes an element
   // proxy like a subscript's (COURSE_CHECKED_SCALAR); left out when the name is declared again in the function.
   std::set<std::string> shared_scalars;
+  // Check mode: `auto` locals (`auto row = A + r * k;`), whose subscripts are checked like a local pointer's where the
+  // variable is a pointer, and left as they are where it is not (COURSE_CHECKED_AUTO).
+  std::set<std::string> auto_locals;
 };
 
 class Rewriter {
@@ -134,6 +137,14 @@ class Rewriter {
   // Names declared in the body of fn as `T* name = ...;` / `T* name;` (one '*', at the start of a statement or of
   // a for's init), that are not shared arrays or pointer parameters.
   std::set<std::string> local_pointers(const Function& fn, const std::set<std::string>& local) const;
+  // True if the declarator list that token `comma` continues starts a declaration (`float *p = a, *q = b;`: the
+  // second declarator's ','), at the start of a statement or of a for's init.
+  bool continues_declaration(std::size_t comma, const Function& fn) const;
+  // Names declared `auto name = ...` (also `const auto`, and later declarators of the same declaration).
+  std::set<std::string> auto_locals(const Function& fn, const std::set<std::string>& local) const;
+  // `reinterpret_cast<T*>(...)[` (or static_cast, const_cast) at token k: a cast to a pointer subscripted in place;
+  // `close` is its ')'.
+  bool cast_subscript(std::size_t k, std::size_t* close) const;
 
   // ---- pass 4 (check mode): where an element proxy must be a value (value_contexts.cpp) ----
   // If an element proxy starts at token k (a checked subscript chain, or a proxy reference), its last token.

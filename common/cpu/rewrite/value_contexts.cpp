@@ -23,6 +23,11 @@ bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::s
     *last = chain_end(k);
     return true;
   }
+  std::size_t close = npos;
+  if (cast_subscript(k, &close)) {
+    *last = chain_end(close);
+    return true;
+  }
   if (!is_ident(k)) return false;
   const std::string name(toks_[k].text);
   if (!fn.proxy_refs.count(name) && !fn.shared_scalars.count(name)) return false;

@@ -37,5 +37,8 @@ cudaError_t run_carved_tiles(int sync, const float* in, float* out);
 // sharedScalars: mode 0 misses the barrier after thread 0 sets `total` (a race at @scalar-read), mode 1 is correct
 // (out[i] = 2 in[0] + 3), mode 2 reads `flag` before any thread wrote it.
 cudaError_t run_shared_scalars(int mode, const float* in, float* out);
+// declaratorForms: mode 0 races through a later declarator, an auto pointer and a cast in place; mode 1 is correct;
+// mode 2 reads never-written floats through a cast to const float2*.
+cudaError_t run_declarator_forms(int mode, const float* in, float* out);
 // A 4 x 5 tile through a pointer to rows, every thread reading column `column` of its row.
 cudaError_t run_row_pointer(int column, float* out);

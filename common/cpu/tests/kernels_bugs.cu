@@ -331,3 +331,31 @@ cudaError_t run_shared_scalars(int mode, const float* in, float* out) {
   sharedScalars<<<1, 64>>>(in, out, mode);
   return cudaDeviceSynchronize();
 }
+
+// Access forms that are neither a shared array's nor a pointer parameter's subscript: a later declarator of a
+// declaration (`b`), an `auto` pointer (`row`) and a cast subscripted in place. Mode 0 reads what the neighbour wrote
+// without a barrier (races at each form's read), mode 1 is correct (out[i] = 4 in[(i + 1) % 64]), mode 2 reads float2
+// pairs of which the second half was never written (uninitialized, at the cast's line).
+__global__ void declaratorForms(const float* in, float* out, int mode) {
+  extern __shared__ float smem[];
+  float *a = smem, *b = smem + 64;
+  a[threadIdx.x] = in[threadIdx.x];
+  b[threadIdx.x] = in[threadIdx.x];  // @forms-write
+  if (mode == 2) {
+    __syncthreads();
+    out[threadIdx.x] = reinterpret_cast<const float2*>(smem)[64 + threadIdx.x].y;  // @forms-cast-uninitialized
+    return;
+  }
+  if (mode == 1) __syncthreads();
+  auto row = smem + 64;
+  const unsigned next = (threadIdx.x + 1) % 64;
+  const float from_b = b[next];                                             // @forms-declarator-read
+  const float from_row = row[next];                                         // @forms-auto-read
+  const float from_cast = reinterpret_cast<const float*>(smem + 64)[next];  // @forms-cast-read
+  out[threadIdx.x] = from_b + from_row + from_cast + a[next];
+}
+
+cudaError_t run_declarator_forms(int mode, const float* in, float* out) {
+  declaratorForms<<<1, 64, (mode == 2 ? 256 : 128) * sizeof(float)>>>(in, out, mode);
+  return cudaDeviceSynchronize();
+}

@@ -229,7 +229,10 @@ TEST(CheckMode, MisalignedVectorLoadFromGlobalMemory) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@misaligned-load"));
   EXPECT_EQ(d[0].occurrences, 2u);  // the first thread of each block: the block stops there
-  EXPECT_NE(d[0].message.find("thread (0,0) of block (0,0) accesses a float4 at address"), std::string::npos)
+  // The cast subscripted in place is checked like a local pointer: the message names it.
+  EXPECT_NE(d[0].message.find("thread (0,0) of block (0,0) accesses reinterpret_cast<const float4*>(in + offset)[0] at "
+                              "address"),
+            std::string::npos)
       << d[0].message;
   EXPECT_NE(d[0].message.find("(byte 8 of a buffer cudaMalloc'ed with 256 bytes), 8 bytes past a multiple of 16"),
             std::string::npos)
@@ -309,6 +312,33 @@ TEST(CheckMode, SharedScalarsAreChecked) {
   ASSERT_EQ(unset.size(), 1u);
   EXPECT_EQ(unset[0].line, line_of("kernels_bugs.cu", "@scalar-uninitialized"));
   EXPECT_NE(unset[0].message.find("reads flag,"), std::string::npos) << unset[0].message;
+}
+
+// A later declarator (`float *a = smem, *b = smem + 64;`), an `auto` pointer and a cast subscripted in place are
+// checked like a local pointer: each racy read is reported at its own line, and an unwritten word read through a cast.
+TEST(CheckMode, LaterDeclaratorsAutoPointersAndCastsAreChecked) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> in(iota_floats(64)), out(64);
+  run_declarator_forms(0, in.ptr, out.ptr);
+  cudaGetLastError();
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  for (const char* marker : {"@forms-declarator-read", "@forms-auto-read", "@forms-cast-read"}) {
+    const int line = line_of("kernels_bugs.cu", marker);
+    EXPECT_TRUE(std::any_of(racy.begin(), racy.end(), [&](const auto& d) { return d.line == line; }))
+        << marker << " (line " << line << ") is not reported";
+  }
+
+  EXPECT_EQ(run_declarator_forms(1, in.ptr, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<float> host = iota_floats(64), got = out.get();
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(got[i], 4.0f * host[(i + 1) % 64]) << i;
+
+  run_declarator_forms(2, in.ptr, out.ptr);
+  cudaGetLastError();
+  const auto unset = of_category(course_cpu::take_diagnostics(), "uninitialized-shared-read");
+  ASSERT_FALSE(unset.empty());
+  EXPECT_EQ(unset[0].line, line_of("kernels_bugs.cu", "@forms-cast-uninitialized"));
+  EXPECT_NE(unset[0].message.find("reinterpret_cast<const float2*>(smem)"), std::string::npos) << unset[0].message;
 }
 
 // A pointer to rows (`float (*As)[5]`) into the extern __shared__ memory: each access is checked at its flattened

@@ -200,6 +200,37 @@ TEST(Rewriter, SharedScalarsOfArithmeticTypesAreChecked) {
   EXPECT_FALSE(contains(body(src), "COURSE_CHECKED_SCALAR"));  // fast mode: plain variables
 }
 
+TEST(Rewriter, LaterDeclaratorsAutoLocalsAndCastsInPlaceAreChecked) {
+  const std::string src =
+      "__global__ void k(float* p, int n) {\n"
+      "  float *a = p, *b = p + n;\n"
+      "  float x = 1.0f, *c = p;\n"
+      "  n = 2, *p = 3;\n"
+      "  auto row = p + n, col = p;\n"
+      "  float4 v = reinterpret_cast<float4*>(p)[n] ;\n"
+      "  float y = b[0] + c[1] + row[2] + col[3] + a[4];\n"
+      "  auto w = reinterpret_cast<const float*>(p)[n];\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED_LOCAL(b, __LINE__)[0]")) << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED_LOCAL(c, __LINE__)[1]")) << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED_AUTO(row, __LINE__)[2]")) << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED_AUTO(col, __LINE__)[3]")) << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED_LOCAL(a, __LINE__)[4]")) << out;
+  EXPECT_TRUE(contains(out, "n = 2, *p = 3;")) << out;  // an expression, not a declaration
+  EXPECT_TRUE(contains(out,
+                       "::course_cpu::check::root(reinterpret_cast<float4*>(p), [] { static constinit "
+                       "::course_cpu::check::Site site{\"reinterpret_cast<float4*>(p)\", __FILE__, __LINE__, 0, "
+                       "true}; return &site; }())[n]"))
+      << out;
+  EXPECT_TRUE(contains(out,
+                       "auto w = ::course_cpu::check::value(::course_cpu::check::root(reinterpret_cast<const "
+                       "float*>(p)"))
+      << out;
+  EXPECT_FALSE(contains(body(src), "COURSE_CHECKED"));  // fast mode: plain subscripts
+}
+
 TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {
   const std::string src =
       "template <typename T, int TILE = 16, class... Rest>\n"
@@ -273,8 +304,9 @@ TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
       << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED(dyn, __LINE__)[1] += COURSE_CHECKED(As, __LINE__)[0][sizeof(As[0]) / 4];"))
       << out;
-  EXPECT_TRUE(contains(out, "COURSE_CHECKED(out, __LINE__)[0] = s.v[1] + reinterpret_cast<const float4*>(a)[0].x;"))
-      << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED(out, __LINE__)[0] = s.v[1] + ::course_cpu::check::root(reinterpret_cast<"
+                            "const float4*>(a), "))
+      << out;  // a cast subscripted in place: checked like a local pointer
   EXPECT_TRUE(contains(out, "float* p = &COURSE_CHECKED(As, __LINE__)[0][0];")) << out;
   EXPECT_TRUE(contains(out, "static thread_local float As[TILE][TILE + 1]; ::course_cpu::check::declare_shared(As);"))
       << out;

@@ -138,6 +138,15 @@ inline decltype(auto) scalar(X& x, const Site* site) {
   return ArrayView<One, One, 0>(ArrayLoc<One>{site, &one, 0u, {}}, one)[0];
 }
 
+// A subscript of an `auto` local: checked like a local pointer's where the variable is a pointer, left alone where it
+// is not (an object with its own operator[]).
+template <class X>
+inline decltype(auto) root_or_self(X& x, const Site* site) {
+  if constexpr (requires { requires std::is_pointer_v<decltype(+x)>; })
+    return PointerView<std::remove_pointer_t<decltype(+x)>>(site, +x);
+  else
+    return (x);
+}
 }  // namespace course_cpu::check
 
 // The lambda gives every subscript site one static Site object.
@@ -160,5 +169,6 @@ inline decltype(auto) scalar(X& x, const Site* site) {
 #define COURSE_CHECKED(name, line) ::course_cpu::check::root(name, COURSE_CPU_SITE(name, line))
 // The same for a local pointer variable (Site::local_pointer).
 #define COURSE_CHECKED_LOCAL(name, line) ::course_cpu::check::root(name, COURSE_CPU_SITE_LOCAL(name, line))
+#define COURSE_CHECKED_AUTO(name, line) ::course_cpu::check::root_or_self(name, COURSE_CPU_SITE_LOCAL(name, line))
 // Every use of a __shared__ scalar `name` of an arithmetic type.
 #define COURSE_CHECKED_SCALAR(name, line) ::course_cpu::check::scalar(name, COURSE_CPU_SITE_SCALAR(name, line))
