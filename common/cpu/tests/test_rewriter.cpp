@@ -304,8 +304,9 @@ TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
       << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED(dyn, __LINE__)[1] += COURSE_CHECKED(As, __LINE__)[0][sizeof(As[0]) / 4];"))
       << out;
-  EXPECT_TRUE(contains(out, "COURSE_CHECKED(out, __LINE__)[0] = s.v[1] + ::course_cpu::check::root(reinterpret_cast<"
-                            "const float4*>(a), "))
+  EXPECT_TRUE(contains(out,
+                       "COURSE_CHECKED(out, __LINE__)[0] = s.v[1] + ::course_cpu::check::root(reinterpret_cast<"
+                       "const float4*>(a), "))
       << out;  // a cast subscripted in place: checked like a local pointer
   EXPECT_TRUE(contains(out, "float* p = &COURSE_CHECKED(As, __LINE__)[0][0];")) << out;
   EXPECT_TRUE(contains(out, "static thread_local float As[TILE][TILE + 1]; ::course_cpu::check::declare_shared(As);"))
