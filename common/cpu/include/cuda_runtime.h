@@ -103,17 +103,15 @@ template <class T>
 inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
-  (void)kind;
-  std::memcpy(reinterpret_cast<char*>(&symbol) + offset, src, count);
-  return cudaSuccess;
+  (void)kind;  // src may be device memory (cudaMemcpyDeviceToDevice): cudaMemcpy may read it
+  return cudaMemcpy(reinterpret_cast<char*>(&symbol) + offset, src, count, cudaMemcpyDefault);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
                                         cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
-  (void)kind;
-  std::memcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count);
-  return cudaSuccess;
+  (void)kind;  // dst may be device memory (cudaMemcpyDeviceToDevice): cudaMemcpy may write it
+  return cudaMemcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count, cudaMemcpyDefault);
 }
 
 // ---------------------------------------------------------------- device ---

@@ -4,6 +4,7 @@
 #include "scheduler.h"
 
 #include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -21,11 +22,40 @@ void say(const char* text) {
   (void)ignored;
 }
 
-void on_fault(int sig, siginfo_t* info, void*) {
+// Whether the faulting access was a write (x86-64: bit 1 of the page fault's error code), else "read or wrote".
+const char* access_verb(const void* context) {
+#if defined(__x86_64__) && defined(REG_ERR)
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  return (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0 ? "wrote" : "read";
+#else
+  (void)context;
+  return "read or wrote";
+#endif
+}
+
+// Host code touched a cudaMalloc buffer outside any kernel (memory.cpp keeps them PROT_NONE there).
+void host_access(const void* addr, const Allocation& a, const void* context) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf,
+                "\n[course-cpu] FATAL: host code %s device memory: address %p is byte %zu of a buffer cudaMalloc'ed "
+                "with %zu bytes (at %p).\n",
+                access_verb(context), addr, static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(addr) - a.begin),
+                a.size, reinterpret_cast<void*>(a.begin));
+  say(buf);
+  say("[course-cpu] A pointer from cudaMalloc may be dereferenced only in device code: on a GPU this access is a "
+      "segmentation fault too. Copy the data with cudaMemcpy (cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice) and "
+      "use the host copy, or set device memory with cudaMemset or a kernel.\n");
+  _exit(EXIT_FAILURE);
+}
+
+void on_fault(int sig, siginfo_t* info, void* context) {
   Worker* w = tl_worker;
   ThreadSlot* t = tl_slot;
   const LaunchSite* site = g_running_site;
   if (w == nullptr || t == nullptr || site == nullptr) {
+    Allocation a;
+    if (sig == SIGSEGV && find_device_allocation_closed_to_host(info->si_addr, &a))
+      host_access(info->si_addr, a, context);
     // Not inside a kernel: let the default action happen.
     sigaction(SIGSEGV, &g_previous, nullptr);
     sigaction(SIGBUS, &g_previous, nullptr);

@@ -33,6 +33,19 @@ bool find_allocation(const void* p, Allocation* out);
 // The allocation whose guard page (right after its end) contains p.
 // Lock-free; only for the fault handler.
 bool find_guarded_allocation(const void* p, Allocation* out);
+// Device memory (cudaMalloc) is PROT_NONE to this process while no window is open, as host code cannot touch it on a
+// GPU; a kernel launch and the runtime's own copies open one. Windows nest and may be opened from any thread.
+class DeviceAccessWindow {
+ public:
+  DeviceAccessWindow();
+  ~DeviceAccessWindow();
+  DeviceAccessWindow(const DeviceAccessWindow&) = delete;
+  DeviceAccessWindow& operator=(const DeviceAccessWindow&) = delete;
+};
+// The device allocation containing p, while no window is open (a host access to it faults). Lock-free; only for the
+// fault handler.
+bool find_device_allocation_closed_to_host(const void* p, Allocation* out);
+void install_fault_handler();           // once per process (fault_handler.cpp)
 std::uint64_t allocation_generation();  // changes on every malloc/free
 void release_all_allocations();         // cudaDeviceReset
 std::size_t total_device_memory();      // what cudaMemGetInfo reports

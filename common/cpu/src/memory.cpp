@@ -7,6 +7,11 @@
 // the kernel, block and thread. A registry (begin -> size) lets check mode
 // and cudaMemcpy validate pointers.
 //
+// Host code cannot touch device memory: on a GPU a host dereference of a cudaMalloc pointer is a segmentation fault,
+// and here it faults too. Each device allocation is PROT_NONE except while a DeviceAccessWindow is open (a kernel
+// runs, or the runtime copies); fault_handler.cpp names such a fault. Managed and pinned host memory stay accessible,
+// as on a GPU.
+//
 // Why a memfd: the judge/worker split (course/remote.h). The judge allocates the buffers; the worker, which runs the
 // student's kernel in another process, maps the same memfd at the same address (export_allocation /
 // import_allocation), so a device pointer means the same bytes in both processes.
@@ -43,6 +48,7 @@ struct Mapping {
   std::uint64_t id;  // unique in this process (imported: the exporter's id)
   int fd;            // the memfd behind the mapping (-1 for host allocations)
   bool imported;     // mapped from another process (import_allocation)
+  bool guarded;      // PROT_NONE to host code (cudaMalloc, not managed or host memory)
 };
 std::atomic<std::uint64_t> g_next_id{1};
 
@@ -86,6 +92,7 @@ constexpr int kGuardSlots = 4096;
 struct GuardSlot {
   std::atomic<std::uintptr_t> begin{0};
   std::atomic<std::size_t> size{0};
+  std::atomic<bool> guarded{false};  // Mapping::guarded
 };
 GuardSlot g_guard_table[kGuardSlots];
 
@@ -99,11 +106,12 @@ Registry& registry() {
   return *r;
 }
 
-void guard_table_insert(std::uintptr_t begin, std::size_t size) {
+void guard_table_insert(std::uintptr_t begin, std::size_t size, bool guarded) {
   for (GuardSlot& s : g_guard_table) {
     std::uintptr_t expected = 0;
     if (s.begin.load() == 0 && s.begin.compare_exchange_strong(expected, begin)) {
       s.size.store(size);
+      s.guarded.store(guarded);
       return;
     }
   }
@@ -112,12 +120,57 @@ void guard_table_erase(std::uintptr_t begin) {
   for (GuardSlot& s : g_guard_table)
     if (s.begin.load() == begin) {
       s.size.store(0);
+      s.guarded.store(false);
       s.begin.store(0);
       return;
     }
 }
 
+// The window: how many DeviceAccessWindows are open in this process (under g_window_mutex, which is taken before the
+// registry's mutex), and whether device memory is accessible now (read by the fault handler).
+std::mutex g_window_mutex;
+int g_windows_open = 0;
+std::atomic<bool> g_device_accessible{false};
+
+int data_protection(bool guarded) { return !guarded || g_windows_open > 0 ? PROT_READ | PROT_WRITE : PROT_NONE; }
+void protect(const Mapping& m, int prot) { mprotect(m.map_base, m.map_len - page_size(), prot); }
+
 }  // namespace
+
+DeviceAccessWindow::DeviceAccessWindow() {
+  std::lock_guard window(g_window_mutex);
+  if (g_windows_open++ > 0) return;
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  for (auto& [begin, m] : r.allocations)
+    if (m.guarded) protect(m, PROT_READ | PROT_WRITE);
+  g_device_accessible.store(true);
+}
+
+DeviceAccessWindow::~DeviceAccessWindow() {
+  std::lock_guard window(g_window_mutex);
+  if (--g_windows_open > 0) return;
+  g_device_accessible.store(false);
+  Registry& r = registry();
+  std::shared_lock lock(r.mutex);
+  for (auto& [begin, m] : r.allocations)
+    if (m.guarded) protect(m, PROT_NONE);
+}
+
+bool find_device_allocation_closed_to_host(const void* p, Allocation* out) {
+  if (g_device_accessible.load(std::memory_order_relaxed)) return false;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  for (const GuardSlot& s : g_guard_table) {
+    const std::uintptr_t begin = s.begin.load(std::memory_order_relaxed);
+    if (begin == 0 || !s.guarded.load(std::memory_order_relaxed)) continue;
+    const std::size_t size = s.size.load(std::memory_order_relaxed);
+    if (a >= begin && a < begin + size) {
+      *out = Allocation{begin, size, false};
+      return true;
+    }
+  }
+  return false;
+}
 
 std::size_t total_device_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES);
@@ -156,7 +209,7 @@ bool find_guarded_allocation(const void* p, Allocation* out) {
 std::uint64_t allocation_generation() { return check::g_allocation_generation.load(std::memory_order_acquire); }
 
 namespace {
-cudaError_t allocate(void** ptr, std::size_t size, bool host) {
+cudaError_t allocate(void** ptr, std::size_t size, bool host, bool managed) {
   if (ptr == nullptr) return set_last_error(cudaErrorInvalidValue);
   *ptr = nullptr;
   if (size == 0) return cudaSuccess;  // as CUDA: success, null pointer
@@ -177,11 +230,14 @@ cudaError_t allocate(void** ptr, std::size_t size, bool host) {
       return set_last_error(cudaErrorMemoryAllocation);
     }
   }
+  install_fault_handler();  // names a host access to device memory
+  const bool guarded = !host && !managed;
+  std::lock_guard window(g_window_mutex);
   // Reserve data + guard, then map the memfd over the data pages (shared: the worker sees the same bytes).
   void* base = host ? mmap(nullptr, map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
                     : reserve_device_range(map_len);
   if (base == MAP_FAILED ||
-      (fd >= 0 && mmap(base, map_len - page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) ||
+      (fd >= 0 && mmap(base, map_len - page, data_protection(guarded), MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) ||
       (fd < 0 && mprotect(base, map_len - page, PROT_READ | PROT_WRITE) != 0)) {
     if (base != MAP_FAILED) munmap(base, map_len);
     if (fd >= 0) close(fd);
@@ -191,11 +247,12 @@ cudaError_t allocate(void** ptr, std::size_t size, bool host) {
   char* p = guard - data;
   {
     std::unique_lock lock(r.mutex);
-    r.allocations[reinterpret_cast<std::uintptr_t>(p)] = Mapping{size, base, map_len, host, g_next_id++, fd, false};
+    r.allocations[reinterpret_cast<std::uintptr_t>(p)] =
+        Mapping{size, base, map_len, host, g_next_id++, fd, false, guarded};
     if (!host) r.device_bytes += size;
     check::g_allocation_generation.fetch_add(1, std::memory_order_release);
   }
-  guard_table_insert(reinterpret_cast<std::uintptr_t>(p), size);
+  guard_table_insert(reinterpret_cast<std::uintptr_t>(p), size, guarded);
   *ptr = p;
   return cudaSuccess;
 }
@@ -271,7 +328,9 @@ bool import_allocation(const SharedAllocation& a, std::string* why) {
     *why = "the address of a device buffer is taken in the worker";
     return false;
   }
-  if (mmap(base, a.map_len - page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, a.fd, 0) == MAP_FAILED) {
+  install_fault_handler();
+  std::lock_guard window(g_window_mutex);
+  if (mmap(base, a.map_len - page, data_protection(true), MAP_SHARED | MAP_FIXED, a.fd, 0) == MAP_FAILED) {
     munmap(base, a.map_len);
     *why = "mapping a device buffer failed";
     return false;
@@ -279,11 +338,11 @@ bool import_allocation(const SharedAllocation& a, std::string* why) {
   Registry& r = registry();
   {
     std::unique_lock lock(r.mutex);
-    r.allocations[a.begin] = Mapping{a.size, base, a.map_len, false, a.id, a.fd, true};
+    r.allocations[a.begin] = Mapping{a.size, base, a.map_len, false, a.id, a.fd, true, true};
     r.device_bytes += a.size;
     check::g_allocation_generation.fetch_add(1, std::memory_order_release);
   }
-  guard_table_insert(a.begin, a.size);
+  guard_table_insert(a.begin, a.size, true);
   return true;
 }
 
@@ -309,11 +368,13 @@ void forget_allocation(std::uint64_t id) { detail::forget_allocation(id); }
 
 using namespace course_cpu::detail;
 
-cudaError_t cudaMalloc(void** devPtr, std::size_t size) { return allocate(devPtr, size, false); }
-cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned int) { return allocate(devPtr, size, false); }
+cudaError_t cudaMalloc(void** devPtr, std::size_t size) { return allocate(devPtr, size, false, false); }
+cudaError_t cudaMallocManaged(void** devPtr, std::size_t size, unsigned int) {
+  return allocate(devPtr, size, false, true);
+}
 cudaError_t cudaFree(void* devPtr) { return release(devPtr, false); }
-cudaError_t cudaMallocHost(void** ptr, std::size_t size) { return allocate(ptr, size, true); }
-cudaError_t cudaHostAlloc(void** ptr, std::size_t size, unsigned int) { return allocate(ptr, size, true); }
+cudaError_t cudaMallocHost(void** ptr, std::size_t size) { return allocate(ptr, size, true, false); }
+cudaError_t cudaHostAlloc(void** ptr, std::size_t size, unsigned int) { return allocate(ptr, size, true, false); }
 cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
@@ -340,6 +401,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpy
   }
   if ((dst_device && !valid_device_range(dst, count)) || (src_device && !valid_device_range(src, count)))
     return set_last_error(cudaErrorInvalidValue);
+  const DeviceAccessWindow window;
   std::memmove(dst, src, count);
   return cudaSuccess;
 }
@@ -349,6 +411,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaM
 cudaError_t cudaMemset(void* devPtr, int value, std::size_t count) {
   if (count == 0) return cudaSuccess;
   if (!valid_device_range(devPtr, count)) return set_last_error(cudaErrorInvalidValue);
+  const DeviceAccessWindow window;
   std::memset(devPtr, value, count);
   return cudaSuccess;
 }

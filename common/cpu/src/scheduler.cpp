@@ -152,6 +152,7 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
 
   std::lock_guard launch_lock(g_launch_mutex);
   install_fault_handler();
+  const DeviceAccessWindow device_memory;  // kernels use device memory
   WorkerPool& workers = worker_pool();
   const std::uint64_t total_blocks = 1ull * grid.x * grid.y * grid.z;
   const unsigned nthreads = block.x * block.y * block.z;

@@ -123,7 +123,6 @@ void check_end_launch(const std::vector<Worker*>& workers);
 void finish_async_copies(Worker& w, ThreadSlot& t);
 
 // fault_handler.cpp
-void install_fault_handler();           // once per process
 void install_fault_stack_for_thread();  // once per worker thread
 
 }  // namespace course_cpu::detail

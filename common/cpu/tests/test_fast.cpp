@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 namespace {
 void write_past_the_end() {
   const int n = 1000;  // 4000 bytes: the buffer ends right at its guard page
@@ -38,6 +40,33 @@ TEST(FastModeDeathTest, MisalignedVectorCopyIsNamed) {
   EXPECT_EQ(run_vector_copy(0, in.ptr, out.ptr), cudaSuccess);  // aligned: runs
   EXPECT_EXIT(copy_misaligned(), ::testing::ExitedWithCode(1),
               "kernel 'vectorCopy'.*general-protection fault.*not a multiple of 16 bytes");
+}
+
+// Host code cannot dereference a cudaMalloc pointer: on a GPU it is a segmentation fault. Here device memory is
+// closed to host code outside kernels and the runtime's copies, and the fault names the buffer and the byte, before
+// and after a kernel ran on it. Managed and pinned host memory stay open to host code, as on a GPU.
+TEST(FastModeDeathTest, HostAccessToDeviceMemoryIsNamed) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  DeviceBuffer<float> a(iota_floats(100)), b(iota_floats(100)), c(100);
+  EXPECT_EXIT(
+      {
+        const volatile float* p = a.ptr;
+        std::printf("%f\n", p[7]);
+      },
+      ::testing::ExitedWithCode(1), "host code read device memory: .* is byte 28 of a buffer cudaMalloc'ed with 400");
+  ASSERT_EQ(run_mat_add(a.ptr, b.ptr, c.ptr, 10, 10), cudaSuccess);  // a kernel and the copies still reach it
+  EXPECT_EQ(c.get()[7], 2 * iota_floats(100)[7]);
+  EXPECT_EXIT({ *reinterpret_cast<volatile float*>(c.ptr + 3) = 1.0f; }, ::testing::ExitedWithCode(1),
+              "host code wrote device memory: .* is byte 12 of a buffer cudaMalloc'ed with 400");
+  float* managed = nullptr;
+  float* pinned = nullptr;
+  ASSERT_EQ(cudaMallocManaged(&managed, 16), cudaSuccess);
+  ASSERT_EQ(cudaMallocHost(&pinned, 16), cudaSuccess);
+  managed[1] = 3.0f;
+  pinned[1] = managed[1];
+  EXPECT_EQ(pinned[1], 3.0f);
+  cudaFree(managed);
+  cudaFreeHost(pinned);
 }
 
 // Asynchronous copies: a correct double-buffered kernel sums right; without the wait its reads come before the copies
