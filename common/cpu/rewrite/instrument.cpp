@@ -20,6 +20,21 @@ void Rewriter::instrument() {
         reference_declaration(k, fn, local);
         continue;
       }
+      if ((is_punct(k, "*") || is_punct(k, "(")) && !in_declaration(k)) {
+        Deref d{};
+        std::size_t close = npos, last = npos;
+        if (!proxy_at(k, fn, local, &last)) continue;
+        const bool as_value = value_context(k, last);
+        if (as_value) edits_.push_back({k, k, "::course_cpu::check::value("});
+        if (deref_at(k, fn, local, &d)) {
+          instrument_deref(k, d, fn);
+        } else if (c_cast_subscript(k, &close)) {
+          edits_.push_back({k, k, "::course_cpu::check::root("});
+          edits_.push_back({close + 1, close + 1, ", " + site_lambda(text(k, close + 1, false), true) + ")"});
+        }
+        if (as_value) edits_.push_back({last + 1, last + 1, ")"});
+        continue;
+      }
       if (!is_ident(k)) continue;
       const std::string_view t = toks_[k].text;
       if ((t == "sizeof" || t == "decltype" || t == "alignof" || t == "__typeof__" || t == "typeid" ||
@@ -46,15 +61,8 @@ void Rewriter::instrument() {
         edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
       } else if (cast_subscript(k, &close)) {
         // The cast's value is a pointer: checked like a local pointer, named by the cast's text in messages.
-        std::string quoted;
-        for (char c : text(k, close + 1, false)) {
-          if (c == '"' || c == '\\') quoted += '\\';
-          quoted += c;
-        }
         edits_.push_back({k, k, "::course_cpu::check::root("});
-        edits_.push_back({close + 1, close + 1,
-                          ", [] { static constinit ::course_cpu::check::Site site{\"" + quoted +
-                              "\", __FILE__, __LINE__, 0, true}; return &site; }())"});
+        edits_.push_back({close + 1, close + 1, ", " + site_lambda(text(k, close + 1, false), true) + ")"});
       } else if (last == k && fn.shared_scalars.count(std::string(t))) {
         edits_.push_back({k, k + 1, "COURSE_CHECKED_SCALAR(" + std::string(t) + ", __LINE__)"});
       }
@@ -64,15 +72,17 @@ void Rewriter::instrument() {
 }
 
 bool Rewriter::checked_subscript(std::size_t k, const Function& fn, const std::set<std::string>& local) const {
-  if (!is_ident(k) || !is_punct(next(k), "[")) return false;
-  const std::size_t p = prev(k);
-  if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
-  const std::string name(toks_[k].text);
-  return local.count(name) || global_shared_.count(name) || fn.pointer_params.count(name) ||
-         fn.local_pointers.count(name) || fn.auto_locals.count(name);
+  return is_punct(next(k), "[") && checked_name(k, fn, local);
 }
 
 bool Rewriter::cast_subscript(std::size_t k, std::size_t* close) const {
+  std::size_t end = npos;
+  if (!pointer_cast(k, &end) || !is_punct(next(end), "[")) return false;
+  *close = end;
+  return true;
+}
+
+bool Rewriter::pointer_cast(std::size_t k, std::size_t* close) const {
   if (!(is_ident(k, "reinterpret_cast") || is_ident(k, "static_cast") || is_ident(k, "const_cast"))) return false;
   const std::size_t p = prev(k);
   if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
@@ -91,7 +101,7 @@ bool Rewriter::cast_subscript(std::size_t k, std::size_t* close) const {
   const std::size_t open = next(q);
   if (!is_punct(open, "(")) return false;
   const std::size_t end = match(open);
-  if (end >= toks_.size() || !is_punct(next(end), "[")) return false;
+  if (end >= toks_.size()) return false;
   *close = end;
   return true;
 }

@@ -145,6 +145,29 @@ class Rewriter {
   // `reinterpret_cast<T*>(...)[` (or static_cast, const_cast) at token k: a cast to a pointer subscripted in place;
   // `close` is its ')'.
   bool cast_subscript(std::size_t k, std::size_t* close) const;
+  // `reinterpret_cast<T*>(...)` (or static_cast, const_cast) at token k: a cast to a pointer; `close` is its ')'.
+  bool pointer_cast(std::size_t k, std::size_t* close) const;
+
+  // ---- pass 4 (check mode): dereferences, C-style casts subscripted in place (dereferences.cpp) ----
+  struct Deref {
+    enum Form { plain, offset, cast } form;  // *p, *(p + i - j), *reinterpret_cast<T*>(x)
+    std::size_t name;                        // p, or the cast's keyword
+    std::size_t first_op;                    // offset: the first + or - after p (== last for `*(p)`)
+    std::size_t last;                        // the last token of the dereferenced expression
+  };
+  // A unary `*` at token k whose operand check mode can check as a subscript (forms above).
+  bool deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const;
+  void instrument_deref(std::size_t k, const Deref& d, const Function& fn);
+  // The `*` at token k is a dereference (not a multiplication or a declarator), as far as tokens tell.
+  bool unary_star(std::size_t k, const Function& fn) const;
+  // A shared array, a pointer parameter, a local pointer or an auto local at token k (not a member's name).
+  bool checked_name(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
+  // `::course_cpu::check::root(p, SITE)` for the checked name at token k (root_or_self for an auto local).
+  std::string checked_root(std::size_t k, const Function& fn) const;
+  // `[] { static constinit Site site{"name", __FILE__, __LINE__, 0[, true]}; return &site; }()`
+  std::string site_lambda(const std::string& name, bool local_pointer) const;
+  // `((T*)x)[` at the '(' token k: a C-style cast to a pointer, subscripted in place; `close` is the outer ')'.
+  bool c_cast_subscript(std::size_t k, std::size_t* close) const;
 
   // ---- pass 4 (check mode): where an element proxy must be a value (value_contexts.cpp) ----
   // If an element proxy starts at token k (a checked subscript chain, or a proxy reference), its last token.

@@ -24,8 +24,13 @@ bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::s
     return true;
   }
   std::size_t close = npos;
-  if (cast_subscript(k, &close)) {
+  if (cast_subscript(k, &close) || c_cast_subscript(k, &close)) {
     *last = chain_end(close);
+    return true;
+  }
+  Deref d{};
+  if (deref_at(k, fn, local, &d)) {
+    *last = d.last;
     return true;
   }
   if (!is_ident(k)) return false;

@@ -359,3 +359,24 @@ cudaError_t run_declarator_forms(int mode, const float* in, float* out) {
   declaratorForms<<<1, 64, (mode == 2 ? 256 : 128) * sizeof(float)>>>(in, out, mode);
   return cudaDeviceSynchronize();
 }
+
+// Dereferences and a C-style cast subscripted in place are checked like subscripts (mode 0: no barrier, so each read
+// races; 1: correct; 2: a write one past the end of `out` through *(out + i)).
+__global__ void dereferenceForms(const float* in, float* out, int mode) {
+  __shared__ __align__(16) float tile[64];
+  float* t = tile;
+  *(t + threadIdx.x) = *(in + threadIdx.x);
+  if (mode == 1) __syncthreads();
+  const unsigned next = (threadIdx.x + 1) % 64;
+  float sum = *(tile + next);                                                             // @deref-sum-read
+  const float4 v = *reinterpret_cast<const float4*>(t + (threadIdx.x / 4 + 1) % 16 * 4);  // @deref-cast-read
+  sum += v.x + ((const float2*)tile)[next / 2].y;                                         // @deref-c-cast-read
+  if (mode == 2 && threadIdx.x == 0) *(out + 64) = sum;                                   // @deref-past-the-end
+  float* mine = out + threadIdx.x;
+  *mine = sum;
+}
+
+cudaError_t run_dereference_forms(int mode, const float* in, float* out) {
+  dereferenceForms<<<1, 64>>>(in, out, mode);
+  return cudaDeviceSynchronize();
+}

@@ -341,6 +341,38 @@ TEST(CheckMode, LaterDeclaratorsAutoPointersAndCastsAreChecked) {
   EXPECT_NE(unset[0].message.find("reinterpret_cast<const float2*>(smem)"), std::string::npos) << unset[0].message;
 }
 
+// Dereferences (`*(p + i)`, `*reinterpret_cast<const float4*>(...)`, `*p`) and a C-style cast subscripted in place
+// (`((const float2*)tile)[i]`) are checked like subscripts: each racy read at its own line, a write past the end
+// named as the subscript it is (`out[64]`), and the correct kernel reports nothing and computes right.
+TEST(CheckMode, DereferencesAreChecked) {
+  course_cpu::take_diagnostics();
+  const std::vector<float> host = iota_floats(64);
+  DeviceBuffer<float> in(host), out(64);
+  run_dereference_forms(0, in.ptr, out.ptr);
+  cudaGetLastError();
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  for (const char* marker : {"@deref-sum-read", "@deref-cast-read", "@deref-c-cast-read"}) {
+    const int line = line_of("kernels_bugs.cu", marker);
+    EXPECT_TRUE(std::any_of(racy.begin(), racy.end(), [&](const auto& d) { return d.line == line; }))
+        << marker << " (line " << line << ") is not reported";
+  }
+
+  EXPECT_EQ(run_dereference_forms(1, in.ptr, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<float> got = out.get();
+  for (int i = 0; i < 64; ++i) {
+    const int quad = (i / 4 + 1) % 16 * 4, next = (i + 1) % 64;
+    EXPECT_EQ(got[i], host[next] + (host[quad] + host[next / 2 * 2 + 1])) << i;
+  }
+
+  EXPECT_EQ(run_dereference_forms(2, in.ptr, out.ptr), cudaErrorIllegalAddress);
+  const auto oob = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  ASSERT_EQ(oob.size(), 1u);
+  EXPECT_EQ(oob[0].line, line_of("kernels_bugs.cu", "@deref-past-the-end"));
+  EXPECT_NE(oob[0].message.find("writes out[64]"), std::string::npos) << oob[0].message;
+  cudaGetLastError();
+}
+
 // A pointer to rows (`float (*As)[5]`) into the extern __shared__ memory: each access is checked at its flattened
 // index, so reading column 5 of the last row (element 20 of 20 floats) is out of bounds; column 4 is fine.
 TEST(CheckMode, PointerToRowsIsChecked) {

@@ -167,7 +167,7 @@ TEST(Rewriter, ReferencesToSharedElementsBecomeProxies) {
   EXPECT_TRUE(contains(out, "auto&& a = COURSE_CHECKED(s, __LINE__)[1];")) << out;
   EXPECT_TRUE(contains(out, "auto v = ::course_cpu::check::value(r);")) << out;  // a copy, as in CUDA
   EXPECT_TRUE(contains(out, "float w = n ? ::course_cpu::check::value(r) : 0;")) << out;
-  EXPECT_TRUE(contains(out, "float& q = *p;")) << out;  // not a shared element
+  EXPECT_TRUE(contains(out, "auto&& q = ::course_cpu::check::root(p, ")) << out;  // *p is p[0], checked too
   EXPECT_TRUE(contains(out, "int x = n & r;")) << out;
   EXPECT_TRUE(contains(body(src), "float& r = s[n];"));  // fast mode: plain references
 }
@@ -218,7 +218,10 @@ TEST(Rewriter, LaterDeclaratorsAutoLocalsAndCastsInPlaceAreChecked) {
   EXPECT_TRUE(contains(out, "COURSE_CHECKED_AUTO(row, __LINE__)[2]")) << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED_AUTO(col, __LINE__)[3]")) << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED_LOCAL(a, __LINE__)[4]")) << out;
-  EXPECT_TRUE(contains(out, "n = 2, *p = 3;")) << out;  // an expression, not a declaration
+  EXPECT_TRUE(contains(out,
+                       "n = 2, ::course_cpu::check::root(p, [] { static constinit ::course_cpu::check::Site "
+                       "site{\"p\", __FILE__, __LINE__, 0}; return &site; }())[0] = 3;"))
+      << out;  // an expression (a dereference), not a declaration
   EXPECT_TRUE(contains(out,
                        "::course_cpu::check::root(reinterpret_cast<float4*>(p), [] { static constinit "
                        "::course_cpu::check::Site site{\"reinterpret_cast<float4*>(p)\", __FILE__, __LINE__, 0, "
@@ -229,6 +232,46 @@ TEST(Rewriter, LaterDeclaratorsAutoLocalsAndCastsInPlaceAreChecked) {
                        "float*>(p)"))
       << out;
   EXPECT_FALSE(contains(body(src), "COURSE_CHECKED"));  // fast mode: plain subscripts
+}
+
+TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
+  const std::string src =
+      "__global__ void k(float* p, const float* q, int n, unsigned u) {\n"
+      "  __shared__ float s[64];\n"
+      "  float *a = p, *b = p + n;\n"
+      "  *p = 1.0f;\n"
+      "  if (n) *(s + n) = *(q + n * 2 - u);\n"
+      "  float x = n * *a, y = (n > 1) ? *b : 0, e = p[1] * *b;\n"
+      "  float4 v = *reinterpret_cast<const float4*>(q + 4 * n);\n"
+      "  float w = ((const float4*)q)[n].x;\n"
+      "  float (*rows)[4] = reinterpret_cast<float (*)[4]>(p);\n"
+      "  float z = sizeof(float) * n, t = x * y, r = *(n > 2 ? q : b);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  const auto site = [](const std::string& name, bool local) {
+    return "[] { static constinit ::course_cpu::check::Site site{\"" + name + "\", __FILE__, __LINE__, 0" +
+           (local ? ", true" : "") + "}; return &site; }()";
+  };
+  EXPECT_TRUE(contains(out, "float *a = p, *b = p + n;")) << out;
+  EXPECT_TRUE(contains(out, "  ::course_cpu::check::root(p, " + site("p", false) + ")[0] = 1.0f;")) << out;
+  EXPECT_TRUE(contains(out, "if (n) ::course_cpu::check::root(s, " + site("s", false) +
+                                ")[0 + static_cast<long long>(n)] = ::course_cpu::check::root(q, " + site("q", false) +
+                                ")[0 + static_cast<long long>(n * 2) - static_cast<long long>(u)];"))
+      << out;
+  EXPECT_TRUE(contains(out, "float x = n * *a, y = (n > 1) ? ::course_cpu::check::value(::course_cpu::check::root(b, " +
+                                site("b", true) + ")[0]) : 0, e = COURSE_CHECKED(p, __LINE__)[1] * " +
+                                "::course_cpu::check::root(b, " + site("b", true) + ")[0];"))
+      << out;
+  EXPECT_TRUE(contains(out, "float4 v = ::course_cpu::check::root(reinterpret_cast<const float4*>(q + 4 * n), " +
+                                site("reinterpret_cast<const float4*>(q + 4 * n)", true) + ")[0];"))
+      << out;
+  EXPECT_TRUE(contains(
+      out, "float w = ::course_cpu::check::root(((const float4*)q), " + site("((const float4*)q)", true) + ")[n].x;"))
+      << out;
+  EXPECT_TRUE(contains(out, "float (*rows)[4] = reinterpret_cast<float (*)[4]>(p);")) << out;
+  EXPECT_TRUE(contains(out, "float z = sizeof(float) * n, t = x * y, r = *(n > 2 ? q : b);")) << out;
+  EXPECT_FALSE(contains(body(src), "check::")) << body(src);  // fast mode: as written
 }
 
 TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {

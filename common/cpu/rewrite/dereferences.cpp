@@ -1,0 +1,178 @@
+// course-rewrite, pass 4 (check mode): dereferences and C-style casts subscripted in place, checked like subscripts.
+//
+//   *p                                   ::course_cpu::check::root(p, SITE)[0]            p a checked name
+//   *(p + i * n - 1)                     ::course_cpu::check::root(p, SITE)[0 + (ll)(i * n) - (ll)(1)]
+//   *reinterpret_cast<const float4*>(x)  ::course_cpu::check::root(reinterpret_cast<const float4*>(x), SITE)[0]
+//   ((float4*)(s + 4 * i))[j]            ::course_cpu::check::root(((float4*)(s + 4 * i)), SITE)[j]
+//
+// A checked name is what a subscript is checked for: a shared array, a pointer parameter, a local pointer or an
+// `auto` local (instrument.cpp). `*(p + i)` is `p[i]`, so its messages name p and the index, and its bounds are p's.
+// Every edit replaces or follows a single token, so no edit starts inside another's range.
+#include "passes.h"
+
+namespace course_rewrite {
+
+namespace {
+std::string quoted(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+}  // namespace
+
+std::string Rewriter::site_lambda(const std::string& name, bool local_pointer) const {
+  return std::string("[] { static constinit ::course_cpu::check::Site site{\"") + quoted(name) +
+         "\", __FILE__, __LINE__, 0" + (local_pointer ? ", true" : "") + "}; return &site; }()";
+}
+
+bool Rewriter::unary_star(std::size_t k, const Function& fn) const {
+  static const std::set<std::string_view> before_operand = {"return", "case", "throw", "else", "do", "co_return"};
+  const std::size_t p = prev(k);
+  if (p == npos || p <= fn.body_open) return true;
+  if (is_ident(p)) return before_operand.count(toks_[p].text) > 0;
+  if (toks_[p].kind != Tok::punct) return false;  // a number or a literal: a multiplication
+  const std::string_view t = toks_[p].text;
+  if (t == "*") {  // `x[i] * *p` or `f(x) * *p` (after a multiplication); `float **pp` and `n * *p` are left alone
+    const std::size_t pp = prev(p);
+    return pp != npos && (is_punct(pp, ")") || is_punct(pp, "]") || toks_[pp].kind == Tok::number);
+  }
+  if (t == "]" || t == "++" || t == "--" || t == ">" || t == ">>" || t == "." || t == "->" || t == "::")
+    return false;  // a multiplication, a declarator, template arguments, or a form left alone
+  if (t == ")") {  // `if (c) *p = v;` but not `f(x) * y` or a C-style cast `(float)*p`
+    std::size_t open = p;
+    for (int depth = 0; open != npos; open = prev(open)) {
+      if (is_close(open)) ++depth;
+      if (is_open(open) && --depth == 0) break;
+    }
+    return open != npos && (is_ident(prev(open), "if") || is_ident(prev(open), "while") ||
+                            is_ident(prev(open), "for") || is_ident(prev(open), "switch"));
+  }
+  if (t == "," && continues_declaration(p, fn)) return false;  // `float *a = x, *b = y;`
+  return true;
+}
+
+bool Rewriter::checked_name(std::size_t k, const Function& fn, const std::set<std::string>& local) const {
+  if (!is_ident(k)) return false;
+  const std::size_t p = prev(k);
+  if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
+  const std::string name(toks_[k].text);
+  return local.count(name) || global_shared_.count(name) || fn.pointer_params.count(name) ||
+         fn.local_pointers.count(name) || fn.auto_locals.count(name);
+}
+
+// The text that starts a checked chain for the checked name at token k.
+std::string Rewriter::checked_root(std::size_t k, const Function& fn) const {
+  const std::string name(toks_[k].text);
+  const bool local = fn.local_pointers.count(name) || fn.auto_locals.count(name);
+  const char* root = fn.auto_locals.count(name) ? "::course_cpu::check::root_or_self(" : "::course_cpu::check::root(";
+  return root + name + ", " + site_lambda(name, local) + ")";
+}
+
+bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const {
+  if (!is_punct(k, "*") || !unary_star(k, fn)) return false;
+  const std::size_t q = next(k);
+  if (checked_name(q, fn, local)) {  // *p
+    const std::size_t after = next(q);
+    for (std::string_view t : {"[", "(", ".", "->", "++", "--", "::", "<"})
+      if (is_punct(after, t)) return false;
+    // `T (*name)[N] = ...;` declares a pointer to rows: not a dereference.
+    if (is_punct(prev(k), "(") && is_ident(prev(prev(k))) && is_punct(after, ")") && is_punct(next(after), "["))
+      return false;
+    *d = Deref{Deref::plain, q, q, q};
+    return true;
+  }
+  if (is_punct(q, "(")) {  // *(p + i - j)
+    const std::size_t close = match(q);
+    const std::size_t name = next(q);
+    if (close >= toks_.size() || !checked_name(name, fn, local)) return false;
+    const std::size_t op = next(name);
+    if (op == close) {
+      *d = Deref{Deref::offset, name, name, close};
+      return true;
+    }
+    if (!is_punct(op, "+") && !is_punct(op, "-")) return false;
+    // Only binary + and - at the top level, between terms that bind tighter (no unary + or - inside a term).
+    std::size_t before = name;
+    for (std::size_t t = op; t < close; before = t, t = next(t)) {
+      if (is_open(t)) {
+        t = match(t);
+        continue;
+      }
+      if (toks_[t].kind != Tok::punct) continue;
+      const std::string_view s = toks_[t].text;
+      if ((s == "+" || s == "-") && toks_[before].kind == Tok::punct && !is_close(before)) return false;
+      if (!(s == "+" || s == "-" || s == "*" || s == "/" || s == "%" || s == "." || s == "->" || s == "::" ||
+            s == "!" || s == "~"))
+        return false;  // a comparison, a shift, ?:, an assignment, a cast's <...>: left alone
+    }
+    *d = Deref{Deref::offset, name, op, close};
+    return true;
+  }
+  std::size_t close = npos;
+  if (pointer_cast(q, &close) && !is_punct(next(close), "[") && !is_punct(next(close), "->")) {
+    *d = Deref{Deref::cast, q, q, close};
+    return true;
+  }
+  return false;
+}
+
+void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& fn) {
+  switch (d.form) {
+    case Deref::plain:
+      edits_.push_back({k, k + 1, ""});
+      edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + "[0]"});
+      break;
+    case Deref::offset: {
+      const std::size_t open = next(k);
+      edits_.push_back({k, k + 1, ""});
+      edits_.push_back({open, open + 1, ""});
+      const std::string index = "[0";
+      if (d.first_op != d.last) {  // each term, as a signed offset: `unsigned` terms do not wrap below 0
+        edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + index});
+        for (std::size_t t = d.first_op; t < d.last;) {
+          std::size_t end = next(t);  // the term after the + or - at t (deref_at saw no unary + or - in it)
+          for (; end < d.last && !is_punct(end, "+") && !is_punct(end, "-"); end = next(end))
+            if (is_open(end)) end = match(end);
+          edits_.push_back({next(t), next(t), "static_cast<long long>("});
+          edits_.push_back({prev(end) + 1, prev(end) + 1, ")"});  // right after the term, before any blank
+          t = end;
+        }
+        edits_.push_back({d.last, d.last + 1, "]"});
+      } else {
+        edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + index});
+        edits_.push_back({d.last, d.last + 1, "]"});
+      }
+      break;
+    }
+    case Deref::cast:
+      edits_.push_back({k, k + 1, "::course_cpu::check::root("});
+      edits_.push_back({d.last + 1, d.last + 1, ", " + site_lambda(text(d.name, d.last + 1, false), true) + ")[0]"});
+      break;
+  }
+}
+
+bool Rewriter::c_cast_subscript(std::size_t k, std::size_t* close) const {
+  // ( (TYPE*) operand )[ : a C-style cast to a pointer, subscripted in place.
+  if (!is_punct(k, "(")) return false;
+  const std::size_t end = match(k);
+  if (end >= toks_.size() || !is_punct(next(end), "[")) return false;
+  const std::size_t type_open = next(k);
+  if (!is_punct(type_open, "(")) return false;
+  const std::size_t type_close = match(type_open);
+  if (type_close >= end || next(type_close) == end || !is_punct(prev(type_close), "*")) return false;
+  bool named = false;
+  for (std::size_t t = next(type_open); t < type_close; t = next(t)) {
+    if (is_ident(t)) {
+      named = true;
+    } else if (!is_punct(t, "*") && !is_punct(t, "::")) {
+      return false;  // only [const] NAME[::NAME] * [const] *: no call, no arithmetic
+    }
+  }
+  *close = end;
+  return named;
+}
+
+}  // namespace course_rewrite
