@@ -1,4 +1,6 @@
 // A worker for remote_test.cpp (course/remote.h): launchers that report what the worker process can see, or die.
+// They are host code, like a student's launcher: device memory is read and written only through cudaMemcpy (the CPU
+// backend, like a GPU, faults on a host dereference of a cudaMalloc pointer).
 #include <course/remote.h>
 #include <course_cpu/sharing.h>
 
@@ -13,6 +15,15 @@
 #include <vector>
 
 namespace {
+void put(float* out, const std::vector<float>& values) {
+  cudaMemcpy(out, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice);
+}
+std::vector<float> get(const float* in, int n) {
+  std::vector<float> values(static_cast<std::size_t>(n));
+  cudaMemcpy(values.data(), in, values.size() * sizeof(float), cudaMemcpyDeviceToHost);
+  return values;
+}
+
 bool is_device_buffer(int fd) {
   char target[256] = {};
   const std::string link = "/proc/self/fd/" + std::to_string(fd);
@@ -24,12 +35,11 @@ bool is_device_buffer(int fd) {
 // out[0]: 1 if the seed is in the environment; out[1]: descriptors open above the socket (fd 3), other than the
 // device buffers this worker mapped (memfds); out[2]: 1 if fd 3 is open.
 void probe(float* out, cudaStream_t) {
-  out[0] = std::getenv("COURSE_SEED") != nullptr ? 1.0f : 0.0f;
   int open_fds = 0;
   for (int fd = 4; fd < 1024; ++fd)
     if (fcntl(fd, F_GETFD) != -1 && !is_device_buffer(fd)) ++open_fds;
-  out[1] = static_cast<float>(open_fds);
-  out[2] = fcntl(3, F_GETFD) != -1 ? 1.0f : 0.0f;
+  put(out, {std::getenv("COURSE_SEED") != nullptr ? 1.0f : 0.0f, static_cast<float>(open_fds),
+            fcntl(3, F_GETFD) != -1 ? 1.0f : 0.0f});
 }
 
 // out[0]: 1 if a device allocation of the worker's own (a launcher's workspace) lies in the worker's address range,
@@ -42,8 +52,7 @@ void arena(float* out, cudaStream_t) {
     return at >= start && at < start + course_cpu::kDeviceArenaSize;
   };
   if (cudaMalloc(&own, 4096) != cudaSuccess) return;
-  out[0] = in(own, 1) ? 1.0f : 0.0f;
-  out[1] = in(out, 0) ? 1.0f : 0.0f;
+  put(out, {in(own, 1) ? 1.0f : 0.0f, in(out, 0) ? 1.0f : 0.0f});
   cudaFree(own);
 }
 
@@ -55,17 +64,19 @@ void hang(float*, cudaStream_t) {
   for (;;) pause();
 }
 
-// out[i] = in[i] + 1 on the CPU backend's shared memory (host code stands for a kernel here): an honest lab.
+// out[i] = in[i] + 1, computed on the host between two copies (host code stands for a kernel here): an honest lab.
 void add_one(const float* in, float* out, int n, cudaStream_t) {
-  for (int i = 0; i < n; ++i) out[i] = in[i] + 1.0f;
+  std::vector<float> values = get(in, n);
+  for (float& v : values) v += 1.0f;
+  put(out, values);
 }
 
 // The cheats the timed buffers must catch (course/timed_buffers.h): computing once and replaying the result
 // (whatever the inputs), and computing only on the first call.
 void replay(const float* in, float* out, int n, cudaStream_t) {
   static std::vector<float> kept;
-  if (kept.empty()) kept.assign(in, in + n), std::for_each(kept.begin(), kept.end(), [](float& v) { v += 1.0f; });
-  std::copy(kept.begin(), kept.begin() + std::min<std::size_t>(kept.size(), n), out);
+  if (kept.empty()) kept = get(in, n), std::for_each(kept.begin(), kept.end(), [](float& v) { v += 1.0f; });
+  put(out, std::vector<float>(kept.begin(), kept.begin() + std::min<std::size_t>(kept.size(), n)));
 }
 void first_only(const float* in, float* out, int n, cudaStream_t s) {
   static bool done = false;

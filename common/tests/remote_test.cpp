@@ -61,7 +61,7 @@ TEST(Remote, TheWorkersOwnAllocationsNeverTakeTheAddressOfAJudgesBuffer) {
 
 TEST(Remote, AWorkerThatDiesFailsTheCallWithWhatHappened) {
   use_probe_worker();
-  course::DeviceBuffer<float> out(1, "out");
+  course::DeviceBuffer<float> out(3, "out");  // what probe writes
   try {
     course::run_launcher("die(out)", [&] { course::remote::call("die", out.data(), cudaStream_t{}); });
     FAIL() << "the call succeeded";
