@@ -23,7 +23,11 @@ bool is_poison(float value) {
 }
 
 std::string describe_value(float got) {
-  if (is_poison(got)) return "nan (still the poison value: no thread wrote this element)";
+  // The poison's bits also survive arithmetic on the CPU (x86 keeps a NaN operand's payload: 0 * poison is poison); a
+  // GPU makes such a result its canonical NaN. So the bits say "unwritten" on a GPU, "unwritten or computed from it" here.
+  if (is_poison(got))
+    return "nan (still the poison value: no thread wrote this element, or it was computed from a value no thread "
+           "wrote)";
   std::ostringstream out;
   out.precision(9);
   out << got;
