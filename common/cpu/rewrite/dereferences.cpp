@@ -12,19 +12,8 @@
 
 namespace course_rewrite {
 
-namespace {
-std::string quoted(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-}  // namespace
-
 std::string Rewriter::site_lambda(const std::string& name, bool local_pointer) const {
-  return std::string("[] { static constinit ::course_cpu::check::Site site{\"") + quoted(name) +
+  return std::string("[] { static constinit ::course_cpu::check::Site site{\"") + escape(name) +
          "\", __FILE__, __LINE__, 0" + (local_pointer ? ", true" : "") + "}; return &site; }()";
 }
 
@@ -120,6 +109,22 @@ bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::s
 }
 
 void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& fn) {
+  if (d.form != Deref::cast && fn.auto_locals.count(std::string(toks_[d.name].text))) {
+    // An `auto` local may be an object with its own operator*: ::course_cpu::check::deref_auto(row, SITE, 0 + ...).
+    const std::string name(toks_[d.name].text);
+    edits_.push_back({k, k + 1, ""});
+    std::string head = "::course_cpu::check::deref_auto(" + name + ", " + site_lambda(name, true) + ", 0";
+    if (d.form == Deref::plain) {
+      edits_.push_back({d.name, d.name + 1, head + ")"});
+      return;
+    }
+    const std::size_t open = next(k);
+    edits_.push_back({open, open + 1, ""});
+    edits_.push_back({d.name, d.name + 1, head});
+    signed_terms(d);
+    edits_.push_back({d.last, d.last + 1, ")"});
+    return;
+  }
   switch (d.form) {
     case Deref::plain:
       edits_.push_back({k, k + 1, ""});
@@ -129,28 +134,28 @@ void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& f
       const std::size_t open = next(k);
       edits_.push_back({k, k + 1, ""});
       edits_.push_back({open, open + 1, ""});
-      const std::string index = "[0";
-      if (d.first_op != d.last) {  // each term, as a signed offset: `unsigned` terms do not wrap below 0
-        edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + index});
-        for (std::size_t t = d.first_op; t < d.last;) {
-          std::size_t end = next(t);  // the term after the + or - at t (deref_at saw no unary + or - in it)
-          for (; end < d.last && !is_punct(end, "+") && !is_punct(end, "-"); end = next(end))
-            if (is_open(end)) end = match(end);
-          edits_.push_back({next(t), next(t), "static_cast<long long>("});
-          edits_.push_back({prev(end) + 1, prev(end) + 1, ")"});  // right after the term, before any blank
-          t = end;
-        }
-        edits_.push_back({d.last, d.last + 1, "]"});
-      } else {
-        edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + index});
-        edits_.push_back({d.last, d.last + 1, "]"});
-      }
+      edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + "[0"});
+      signed_terms(d);
+      edits_.push_back({d.last, d.last + 1, "]"});
       break;
     }
     case Deref::cast:
       edits_.push_back({k, k + 1, "::course_cpu::check::root("});
       edits_.push_back({d.last + 1, d.last + 1, ", " + site_lambda(text(d.name, d.last + 1, false), true) + ")[0]"});
       break;
+  }
+}
+
+// Each term after p in `*(p + a * n - b)` as a signed offset, `static_cast<long long>(a * n)`: an `unsigned` term does
+// not wrap below 0 as it would in `0 + a - b`.
+void Rewriter::signed_terms(const Deref& d) {
+  for (std::size_t t = d.first_op; t < d.last;) {
+    std::size_t end = next(t);  // the term after the + or - at t (deref_at saw no unary + or - in it)
+    for (; end < d.last && !is_punct(end, "+") && !is_punct(end, "-"); end = next(end))
+      if (is_open(end)) end = match(end);
+    edits_.push_back({next(t), next(t), "static_cast<long long>("});
+    edits_.push_back({prev(end) + 1, prev(end) + 1, ")"});  // right after the term, before any blank
+    t = end;
   }
 }
 

@@ -19,6 +19,9 @@
 
 namespace course_rewrite {
 
+// The text of a C++ string literal's contents: \ and " escaped (rewriter.cpp).
+std::string escape(const std::string& s);
+
 struct Edit {
   std::size_t begin, end;  // token range [begin, end); begin == end inserts before begin
   std::string text;
@@ -158,6 +161,7 @@ class Rewriter {
   // A unary `*` at token k whose operand check mode can check as a subscript (forms above).
   bool deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const;
   void instrument_deref(std::size_t k, const Deref& d, const Function& fn);
+  void signed_terms(const Deref& d);
   // The `*` at token k is a dereference (not a multiplication or a declarator), as far as tokens tell.
   bool unary_star(std::size_t k, const Function& fn) const;
   // A shared array, a pointer parameter, a local pointer or an auto local at token k (not a member's name).

@@ -372,7 +372,7 @@ __global__ void dereferenceForms(const float* in, float* out, int mode) {
   const float4 v = *reinterpret_cast<const float4*>(t + (threadIdx.x / 4 + 1) % 16 * 4);  // @deref-cast-read
   sum += v.x + ((const float2*)tile)[next / 2].y;                                         // @deref-c-cast-read
   if (mode == 2 && threadIdx.x == 0) *(out + 64) = sum;                                   // @deref-past-the-end
-  float* mine = out + threadIdx.x;
+  auto mine = out + threadIdx.x;
   *mine = sum;
 }
 

@@ -246,6 +246,8 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
       "  float w = ((const float4*)q)[n].x;\n"
       "  float (*rows)[4] = reinterpret_cast<float (*)[4]>(p);\n"
       "  float z = sizeof(float) * n, t = x * y, r = *(n > 2 ? q : b);\n"
+      "  auto row = q + n;\n"
+      "  float g = *row + *(row + n);\n"
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
@@ -271,6 +273,10 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
       << out;
   EXPECT_TRUE(contains(out, "float (*rows)[4] = reinterpret_cast<float (*)[4]>(p);")) << out;
   EXPECT_TRUE(contains(out, "float z = sizeof(float) * n, t = x * y, r = *(n > 2 ? q : b);")) << out;
+  EXPECT_TRUE(contains(out, "float g = ::course_cpu::check::deref_auto(row, " + site("row", true) +
+                                ", 0) + ::course_cpu::check::deref_auto(row, " + site("row", true) +
+                                ", 0 + static_cast<long long>(n));"))
+      << out;
   EXPECT_FALSE(contains(body(src), "check::")) << body(src);  // fast mode: as written
 }
 

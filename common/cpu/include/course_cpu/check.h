@@ -147,6 +147,17 @@ inline decltype(auto) root_or_self(X& x, const Site* site) {
   else
     return (x);
 }
+// A dereference of an `auto` local, `*row` or `*(row + i)`: checked like `row[i]` where the variable is a pointer,
+// performed as written where it is an object with its own operator* (an iterator).
+template <class X>
+inline decltype(auto) deref_auto(X& x, const Site* site, long long offset) {
+  if constexpr (requires { requires std::is_pointer_v<decltype(+x)>; })
+    return PointerView<std::remove_pointer_t<decltype(+x)>>(site, +x)[offset];
+  else if constexpr (requires { x + offset; })
+    return *(x + offset);
+  else
+    return *x;  // offset is 0: `*it` of an object without +
+}
 }  // namespace course_cpu::check
 
 // The lambda gives every subscript site one static Site object.
