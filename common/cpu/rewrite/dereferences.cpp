@@ -63,10 +63,15 @@ std::string Rewriter::checked_root(std::size_t k, const Function& fn) const {
 bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const {
   if (!is_punct(k, "*") || !unary_star(k, fn)) return false;
   const std::size_t q = next(k);
+  // A postfix operator after the operand binds first: `*(p + 1)[2]` is `*((p + 1)[2])`, left alone.
+  const auto postfix = [&](std::size_t t) {
+    for (std::string_view op : {"[", "(", ".", "->", "++", "--"})
+      if (is_punct(t, op)) return true;
+    return false;
+  };
   if (checked_name(q, fn, local)) {  // *p
     const std::size_t after = next(q);
-    for (std::string_view t : {"[", "(", ".", "->", "++", "--", "::", "<"})
-      if (is_punct(after, t)) return false;
+    if (postfix(after) || is_punct(after, "::") || is_punct(after, "<")) return false;
     // `T (*name)[N] = ...;` declares a pointer to rows: not a dereference.
     if (is_punct(prev(k), "(") && is_ident(prev(prev(k))) && is_punct(after, ")") && is_punct(next(after), "["))
       return false;
@@ -76,7 +81,7 @@ bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::s
   if (is_punct(q, "(")) {  // *(p + i - j)
     const std::size_t close = match(q);
     const std::size_t name = next(q);
-    if (close >= toks_.size() || !checked_name(name, fn, local)) return false;
+    if (close >= toks_.size() || postfix(next(close)) || !checked_name(name, fn, local)) return false;
     const std::size_t op = next(name);
     if (op == close) {
       *d = Deref{Deref::offset, name, name, close};
@@ -101,7 +106,7 @@ bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::s
     return true;
   }
   std::size_t close = npos;
-  if (pointer_cast(q, &close) && !is_punct(next(close), "[") && !is_punct(next(close), "->")) {
+  if (pointer_cast(q, &close) && !postfix(next(close))) {
     *d = Deref{Deref::cast, q, q, close};
     return true;
   }

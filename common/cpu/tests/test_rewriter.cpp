@@ -248,6 +248,7 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
       "  float z = sizeof(float) * n, t = x * y, r = *(n > 2 ? q : b);\n"
       "  auto row = q + n;\n"
       "  float g = *row + *(row + n);\n"
+      "  float h = *(rows + 1)[n] ;\n"
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
@@ -277,7 +278,8 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
                                 ", 0) + ::course_cpu::check::deref_auto(row, " + site("row", true) +
                                 ", 0 + static_cast<long long>(n));"))
       << out;
-  EXPECT_FALSE(contains(body(src), "check::")) << body(src);  // fast mode: as written
+  EXPECT_TRUE(contains(out, "float h = *(rows + 1)[n] ;")) << out;  // *((rows + 1)[n]), not (*(rows + 1))[n]
+  EXPECT_FALSE(contains(body(src), "check::")) << body(src);        // fast mode: as written
 }
 
 TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {
