@@ -38,6 +38,8 @@ void Rewriter::find_functions() {
       }
     }
     const std::size_t close = match(open);
+    if (is_ident(prev(open)) && template_keyword(i) != npos)
+      template_functions_[std::string(toks_[prev(open)].text)] = parameter_kinds(open, close);
     // Qualifiers and trailing return types until the body or a ';'.
     std::size_t b = next(close);
     while (b < toks_.size() && !is_punct(b, "{") && !is_punct(b, ";")) {
@@ -50,6 +52,44 @@ void Rewriter::find_functions() {
     if (is_ident(i, "__global__") && is_ident(prev(open))) f.kernel_address = kernel_address(prev(open), open, close);
     functions_.push_back(std::move(f));
   }
+}
+
+std::vector<Rewriter::Param> Rewriter::parameter_kinds(std::size_t open, std::size_t close) const {
+  std::vector<Param> kinds;
+  Param kind = Param::value;
+  bool any = false, is_const = false, pack = false;
+  int angle = 0;
+  const auto finish = [&] {
+    if (any) kinds.push_back(pack ? (kind == Param::reference ? Param::reference_pack : Param::value_pack) : kind);
+    kind = Param::value;
+    any = is_const = pack = false;
+  };
+  for (std::size_t k = next(open); k < close; k = next(k)) {
+    if (is_open(k)) {
+      k = match(k);
+      any = true;
+      continue;
+    }
+    angle += is_punct(k, "<") ? 1 : is_punct(k, ">") ? -1 : is_punct(k, ">>") ? -2 : 0;
+    if (angle == 0 && is_punct(k, ",")) {
+      finish();
+      continue;
+    }
+    if (is_punct(k, "=") && angle == 0) {  // a default argument: skip to the next parameter
+      while (next(k) < close && !(is_punct(next(k), ",") && angle == 0)) {
+        k = next(k);
+        if (is_open(k)) k = match(k);
+      }
+      continue;
+    }
+    any = true;
+    is_const = is_const || is_ident(k, "const");
+    if (is_punct(k, "...")) pack = true;
+    if (angle == 0 && is_punct(k, "&&")) kind = Param::reference;  // a forwarding reference: keeps an lvalue
+    if (angle == 0 && is_punct(k, "&")) kind = is_const ? Param::value : Param::reference;
+  }
+  finish();
+  return kinds;
 }
 
 std::size_t Rewriter::template_keyword(std::size_t i) const {

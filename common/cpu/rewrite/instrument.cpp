@@ -24,15 +24,15 @@ void Rewriter::instrument() {
         Deref d{};
         std::size_t close = npos, last = npos;
         if (!proxy_at(k, fn, local, &last)) continue;
-        const bool as_value = value_context(k, last);
-        if (as_value) edits_.push_back({k, k, "::course_cpu::check::value("});
+        const std::string wrap = proxy_wrapper(k, last);
+        if (!wrap.empty()) edits_.push_back({k, k, wrap});
         if (deref_at(k, fn, local, &d)) {
           instrument_deref(k, d, fn);
         } else if (c_cast_subscript(k, &close)) {
           edits_.push_back({k, k, "::course_cpu::check::root("});
           edits_.push_back({close + 1, close + 1, ", " + site_lambda(text(k, close + 1, false), true) + ")"});
         }
-        if (as_value) edits_.push_back({last + 1, last + 1, ")"});
+        if (!wrap.empty()) edits_.push_back({last + 1, last + 1, ")"});
         continue;
       }
       if (!is_ident(k)) continue;
@@ -50,8 +50,8 @@ void Rewriter::instrument() {
       }
       std::size_t last = npos;
       if (!proxy_at(k, fn, local, &last)) continue;
-      const bool as_value = value_context(k, last);
-      if (as_value) edits_.push_back({k, k, "::course_cpu::check::value("});
+      const std::string wrap = proxy_wrapper(k, last);
+      if (!wrap.empty()) edits_.push_back({k, k, wrap});
       std::size_t close = npos;
       if (checked_subscript(k, fn, local)) {
         const std::string name(t);  // local_pointers() leaves out shared arrays and pointer parameters
@@ -66,7 +66,7 @@ void Rewriter::instrument() {
       } else if (last == k && fn.shared_scalars.count(std::string(t))) {
         edits_.push_back({k, k + 1, "COURSE_CHECKED_SCALAR(" + std::string(t) + ", __LINE__)"});
       }
-      if (as_value) edits_.push_back({last + 1, last + 1, ")"});
+      if (!wrap.empty()) edits_.push_back({last + 1, last + 1, ")"});
     }
   }
 }

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -112,6 +113,10 @@ class Rewriter {
   int angle_arguments(std::size_t lt) const;
   // Names of parameters declared as `T* name` (one '*') or `T name[]`.
   std::set<std::string> pointer_params(std::size_t open, std::size_t close) const;
+  // How a function template's parameter takes an argument: a copy or a reference to const (`T`, `const T&`), or a
+  // reference that must bind to an lvalue (`T&`, `T&&`); the last may be a pack, covering the rest.
+  enum class Param { value, reference, value_pack, reference_pack };
+  std::vector<Param> parameter_kinds(std::size_t open, std::size_t close) const;
   // `static_cast<void (*)(params)>(&name<template parameters>)` for the __global__ function whose name is at token
   // `name` and parameter list at [open, close]; "" if it cannot be written.
   std::string kernel_address(std::size_t name, std::size_t open, std::size_t close) const;
@@ -181,6 +186,13 @@ class Rewriter {
   // Tokens [first, last] (with any parentheses around them) are the 2nd or 3rd operand of `?:`, or an argument of
   // printf: places where C++ would not read a proxy as its element's value (`c ? s[i] : 0` is an int).
   bool value_context(std::size_t first, std::size_t last) const;
+  // Tokens [first, last] are a whole argument of a call to a function template of this file whose parameters are
+  // deduced (`swap(s[i], s[j])`, `warp_sum(s[tid])`): a proxy would deduce the proxy type, which `T&` cannot bind and
+  // `T` computes in. The argument's parameter kind, or nothing.
+  std::optional<Param> template_argument(std::size_t first, std::size_t last) const;
+  // What a proxy [first, last] is wrapped in where it stands: `::course_cpu::check::value(` (?:, printf, a template's
+  // `T` or `const T&`), `::course_cpu::check::element_ref(` (a template's `T&`: the element itself), or "".
+  std::string proxy_wrapper(std::size_t first, std::size_t last) const;
   // `float& r = s[i];` at the `&` token k: becomes `auto&& r = s[i];` (a proxy that reads and writes s[i] at each
   // use); r is remembered in fn.proxy_refs.
   void reference_declaration(std::size_t k, Function& fn, const std::set<std::string>& local);
@@ -193,9 +205,10 @@ class Rewriter {
   Mode mode_;
   std::vector<Edit> edits_;
   std::vector<Function> functions_;
-  std::map<std::string, int> template_kernels_;                  // __global__ templates of this file -> parameters
-  std::map<std::size_t, std::set<std::string>> shared_arrays_;   // body '{' -> names
-  std::map<std::size_t, std::set<std::string>> shared_scalars_;  // body '{' -> names of arithmetic __shared__ scalars
+  std::map<std::string, int> template_kernels_;                   // __global__ templates of this file -> parameters
+  std::map<std::string, std::vector<Param>> template_functions_;  // __device__/__global__ templates -> parameters
+  std::map<std::size_t, std::set<std::string>> shared_arrays_;    // body '{' -> names
+  std::map<std::size_t, std::set<std::string>> shared_scalars_;   // body '{' -> names of arithmetic __shared__ scalars
   std::set<std::string> global_shared_;
   std::vector<std::pair<std::size_t, std::size_t>> declaration_ranges_;
 };

@@ -6,7 +6,10 @@
 //                       operand becomes ::course_cpu::check::value(s[i]), a float, as on the GPU;
 //   printf("%f", s[i])  a class object cannot pass through `...`: the argument becomes its value;
 //   float& r = s[i];    a reference cannot bind to a proxy: the declaration becomes `auto&& r = s[i];`, so r is the
-//                       proxy and every use of r reads or writes s[i] (checked), like a reference on the GPU.
+//                       proxy and every use of r reads or writes s[i] (checked), like a reference on the GPU;
+//   swap(s[i], s[j])    an argument of a function template of this file whose parameter is deduced: `T` or
+//                       `const T&` gets the value (a checked read), `T&` the element itself (bounds-checked; what the
+//                       function does through the reference is not seen), as a proxy would deduce T = the proxy.
 #include "passes.h"
 
 namespace course_rewrite {
@@ -89,6 +92,56 @@ bool Rewriter::value_context(std::size_t first, std::size_t last) const {
     }
   }
   return false;
+}
+
+std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, std::size_t last) const {
+  std::size_t p = prev(first), q = next(last);
+  // (s[i]) is s[i], but f(s[i]) is a call
+  while (p != npos && is_punct(p, "(") && match(p) == q && prev(p) != npos && !is_ident(prev(p)) &&
+         !is_punct(prev(p), ">")) {
+    p = prev(p);
+    q = next(q);
+  }
+  if (p == npos || q >= toks_.size() || !(is_punct(p, "(") || is_punct(p, ",")) ||
+      !(is_punct(q, ")") || is_punct(q, ",")))
+    return std::nullopt;
+  // Back to the call's '(' over the arguments before this one, counting them.
+  std::size_t index = 0;
+  std::size_t open = p;
+  while (open != npos && !is_punct(open, "(")) {
+    if (is_punct(open, ",")) ++index;
+    std::size_t k = prev(open);
+    if (k != npos && is_close(k)) {
+      int depth = 0;
+      for (; k != npos; k = prev(k)) {
+        if (is_close(k)) ++depth;
+        if (is_open(k) && --depth == 0) break;
+      }
+      if (k == npos) return std::nullopt;
+      k = prev(k);
+    }
+    if (k != npos && (is_punct(k, "{") || is_punct(k, "[") || is_punct(k, ";"))) return std::nullopt;
+    open = k;
+  }
+  const std::size_t callee = open == npos ? npos : prev(open);
+  if (callee == npos || !is_ident(callee)) return std::nullopt;  // a template with explicit <...> converts as it is
+  const std::size_t before = prev(callee);
+  if (before != npos && (is_punct(before, ".") || is_punct(before, "->"))) return std::nullopt;  // a member
+  const auto found = template_functions_.find(std::string(toks_[callee].text));
+  if (found == template_functions_.end() || found->second.empty()) return std::nullopt;
+  const std::vector<Param>& params = found->second;
+  Param kind = index < params.size() ? params[index] : params.back();
+  if (index >= params.size() && kind != Param::value_pack && kind != Param::reference_pack) return std::nullopt;
+  if (kind == Param::value_pack) kind = Param::value;
+  if (kind == Param::reference_pack) kind = Param::reference;
+  return kind;
+}
+
+std::string Rewriter::proxy_wrapper(std::size_t first, std::size_t last) const {
+  if (value_context(first, last)) return "::course_cpu::check::value(";
+  const std::optional<Param> kind = template_argument(first, last);
+  if (!kind) return "";
+  return *kind == Param::reference ? "::course_cpu::check::element_ref(" : "::course_cpu::check::value(";
 }
 
 void Rewriter::reference_declaration(std::size_t k, Function& fn, const std::set<std::string>& local) {

@@ -113,3 +113,29 @@ cudaError_t run_ternary_race(float* out) {
   ternaryRace<<<1, 32>>>(out);
   return cudaDeviceSynchronize();
 }
+
+// Function templates of this file called with shared elements: their parameters are deduced as the element's type,
+// as nvcc deduces them (swap's T&, a helper's T by value); the by-value read is still checked (racy: no barrier after
+// the stores, so the read of a neighbour's element races).
+template <typename T>
+__device__ void swapValues(T& a, T& b) {
+  const T t = a;
+  a = b;
+  b = t;
+}
+template <typename T>
+__device__ T doubled(T v) {
+  return v + v;
+}
+__global__ void templateHelpers(float* out, int racy) {
+  __shared__ float s[64];
+  s[threadIdx.x] = static_cast<float>(threadIdx.x);
+  if (!racy) __syncthreads();
+  if (threadIdx.x == 0 && !racy) swapValues(s[0], s[1]);
+  if (!racy) __syncthreads();
+  out[threadIdx.x] = doubled(s[threadIdx.x ^ 1]);  // @template-argument-read
+}
+cudaError_t run_template_helpers(float* out, int racy) {
+  templateHelpers<<<1, 64>>>(out, racy);
+  return cudaDeviceSynchronize();
+}

@@ -76,3 +76,18 @@ TEST(IdiomBugs, ASharedElementInAConditionalIsStillChecked) {
   run_ternary_race(out.ptr);
   EXPECT_FALSE(naming("race", "@ternary-race").empty());
 }
+
+// A function template's parameters are deduced from shared elements as nvcc deduces them (the element's type, not
+// check mode's proxy): swap through T&, a helper taking T. Its by-value argument is still a checked read.
+TEST(IdiomBugs, SharedElementsPassedToFunctionTemplates) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(64);
+  ASSERT_EQ(run_template_helpers(out.ptr, 0), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<float> got = out.get();
+  EXPECT_EQ(got[0], 0.0f);  // 2 * s[1], and s[1] is 0 after the swap
+  EXPECT_EQ(got[1], 2.0f);  // 2 * s[0] = 2 * 1
+  for (int i = 2; i < 64; ++i) EXPECT_EQ(got[i], 2.0f * static_cast<float>(i ^ 1)) << i;
+  run_template_helpers(out.ptr, 1);
+  EXPECT_FALSE(naming("race", "@template-argument-read").empty());
+}

@@ -282,6 +282,35 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
   EXPECT_FALSE(contains(body(src), "check::")) << body(src);        // fast mode: as written
 }
 
+TEST(Rewriter, ProxiesPassedToFunctionTemplatesAreTheElementOrItsValue) {
+  const std::string src =
+      "template <typename T> __device__ void swap2(T& a, T& b) {}\n"
+      "template <typename T> __device__ T twice(const T& a, T b = T()) { return a + b; }\n"
+      "template <typename... Ts> __device__ void many(Ts&&... xs) {}\n"
+      "__device__ float plain(float a) { return a; }\n"
+      "__global__ void k(float* p, int n) {\n"
+      "  __shared__ float s[64];\n"
+      "  swap2(s[0], *p);\n"
+      "  float x = twice(s[n], (s[1])) + plain(s[2]) + twice<float>(s[3]);\n"
+      "  many(s[4], p[5]);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out,
+                       "swap2(::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[0]), "
+                       "::course_cpu::check::element_ref(::course_cpu::check::root(p, "))
+      << out;
+  EXPECT_TRUE(contains(out,
+                       "float x = twice(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[n]), "
+                       "(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[1]))) + "
+                       "plain(COURSE_CHECKED(s, __LINE__)[2]) + twice<float>(COURSE_CHECKED(s, __LINE__)[3]);"))
+      << out;  // a non-template, and explicit template arguments, convert the proxy as they are
+  EXPECT_TRUE(contains(out,
+                       "many(::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[4]), "
+                       "::course_cpu::check::element_ref(COURSE_CHECKED(p, __LINE__)[5]));"))
+      << out;
+}
+
 TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {
   const std::string src =
       "template <typename T, int TILE = 16, class... Rest>\n"

@@ -110,6 +110,17 @@ inline auto value(X&& x) {
     return static_cast<X&&>(x);
 }
 
+// An element proxy passed to a function template's `T&` parameter (`swap(s[i], s[j])`): the element itself, so that T
+// is deduced as the element's type; bounds-checked, and what the function does through it is not seen. Anything
+// else is passed on as it is.
+template <class X>
+inline decltype(auto) element_ref(X&& x) {
+  if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_element_type; })
+    return static_cast<typename std::remove_cvref_t<X>::course_cpu_element_type&>(x);
+  else
+    return static_cast<X&&>(x);
+}
+
 // The start of a checked subscript chain: a static array, a pointer, or a
 // namespace-scope extern __shared__ array (DynamicShared<T>).
 template <class X>

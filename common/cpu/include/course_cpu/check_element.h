@@ -76,6 +76,7 @@ class ElemRef {
 
  public:
   using course_cpu_value_type = V;
+  using course_cpu_element_type = T;
 
   ElemRef(const Loc& loc, T* p) : loc_(loc), p_(p) {}
   ElemRef(const ElemRef&) = default;
