@@ -83,8 +83,8 @@ bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::s
     const std::size_t name = next(q);
     if (close >= toks_.size() || postfix(next(close)) || !checked_name(name, fn, local)) return false;
     const std::size_t op = next(name);
-    if (op == close) {
-      *d = Deref{Deref::offset, name, name, close};
+    if (op == close) {  // *(p): no terms
+      *d = Deref{Deref::offset, name, close, close};
       return true;
     }
     if (!is_punct(op, "+") && !is_punct(op, "-")) return false;
@@ -97,7 +97,9 @@ bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::s
       }
       if (toks_[t].kind != Tok::punct) continue;
       const std::string_view s = toks_[t].text;
-      if ((s == "+" || s == "-") && toks_[before].kind == Tok::punct && !is_close(before)) return false;
+      // A + or - after an operator, or after a C-style cast `(int)-x`, is unary.
+      if ((s == "+" || s == "-") && toks_[before].kind == Tok::punct && (!is_close(before) || c_cast_close(before)))
+        return false;
       if (!(s == "+" || s == "-" || s == "*" || s == "/" || s == "%" || s == "." || s == "->" || s == "::" ||
             s == "!" || s == "~"))
         return false;  // a comparison, a shift, ?:, an assignment, a cast's <...>: left alone
@@ -149,6 +151,20 @@ void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& f
       edits_.push_back({d.last + 1, d.last + 1, ", " + site_lambda(text(d.name, d.last + 1, false), true) + ")[0]"});
       break;
   }
+}
+
+// The ')' at `close` ends a C-style cast, `(int)` or `(const float*)`: only names, `::`, `*` and `&` inside.
+bool Rewriter::c_cast_close(std::size_t close) const {
+  if (!is_punct(close, ")")) return false;
+  std::size_t open = close;
+  for (int depth = 0; open != npos; open = prev(open)) {
+    if (is_close(open)) ++depth;
+    if (is_open(open) && --depth == 0) break;
+  }
+  if (open == npos || next(open) == close) return false;
+  for (std::size_t t = next(open); t < close; t = next(t))
+    if (!is_ident(t) && !is_punct(t, "::") && !is_punct(t, "*") && !is_punct(t, "&")) return false;
+  return true;
 }
 
 // Each term after p in `*(p + a * n - b)` as a signed offset, `static_cast<long long>(a * n)`: an `unsigned` term does

@@ -10,6 +10,7 @@
 namespace course_rewrite {
 
 void Rewriter::instrument() {
+  for (Function& fn : functions_) generic_lambdas(fn);
   for (Function& fn : functions_) {
     const std::set<std::string>& local = shared_arrays_[fn.body_open];
     fn.local_pointers = local_pointers(fn, local);
@@ -270,6 +271,29 @@ std::set<std::string> Rewriter::local_pointers(const Function& fn, const std::se
 void Rewriter::decay_auto_initializers(std::size_t k, const Function& fn, const std::set<std::string>& local) {
   std::size_t q = next(k);
   while (is_ident(q, "const") || is_ident(q, "volatile")) q = next(q);
+  if (is_ident(q) && (is_punct(next(q), "{") || is_punct(next(q), "("))) {  // auto v{s[i]}; auto v(s[i]);
+    const std::size_t open = next(q), close = match(open);
+    if (close >= toks_.size() || next(open) == close || !is_punct(next(close), ";")) return;
+    bool checked = false;
+    for (std::size_t t = next(open); t < close; t = next(t)) {
+      if (is_punct(t, ",")) return;  // a list, or a call's arguments inside: left alone
+      if (is_open(t)) {
+        for (std::size_t u = t; u <= match(t) && !checked; u = next(u)) {
+          std::size_t last = npos;
+          checked = proxy_at(u, fn, local, &last);
+        }
+        t = match(t);
+        continue;
+      }
+      std::size_t last = npos;
+      checked = checked || proxy_at(t, fn, local, &last);
+    }
+    if (checked) {
+      edits_.push_back({next(open), next(open), "::course_cpu::check::value("});
+      edits_.push_back({close, close, ")"});
+    }
+    return;
+  }
   for (;;) {
     if (!is_ident(q) || !is_punct(next(q), "=")) return;
     const std::size_t first = next(next(q));

@@ -167,6 +167,7 @@ class Rewriter {
   bool deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const;
   void instrument_deref(std::size_t k, const Deref& d, const Function& fn);
   void signed_terms(const Deref& d);
+  bool c_cast_close(std::size_t close) const;
   // The `*` at token k is a dereference (not a multiplication or a declarator), as far as tokens tell.
   bool unary_star(std::size_t k, const Function& fn) const;
   // A shared array, a pointer parameter, a local pointer or an auto local at token k (not a member's name).
@@ -193,6 +194,11 @@ class Rewriter {
   // What a proxy [first, last] is wrapped in where it stands: `::course_cpu::check::value(` (?:, printf, a template's
   // `T` or `const T&`), `::course_cpu::check::element_ref(` (a template's `T&`: the element itself), or "".
   std::string proxy_wrapper(std::size_t first, std::size_t last) const;
+  // The innermost function or lambda around token k returns a reference (`float& f(...)`, `-> float&`,
+  // `decltype(auto)`); a lambda without a trailing return type, or a function returning a value, does not.
+  bool returns_reference(std::size_t k) const;
+  // `auto name = [...](auto x, auto& y) {...}` in fn's body: called like a function template of the file.
+  void generic_lambdas(const Function& fn);
   // `float& r = s[i];` at the `&` token k: becomes `auto&& r = s[i];` (a proxy that reads and writes s[i] at each
   // use); r is remembered in fn.proxy_refs.
   void reference_declaration(std::size_t k, Function& fn, const std::set<std::string>& local);

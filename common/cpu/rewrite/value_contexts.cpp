@@ -137,8 +137,67 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   return kind;
 }
 
+void Rewriter::generic_lambdas(const Function& fn) {
+  // auto NAME = [captures](params with auto) ...: called like a function template (`relu(s[i])`).
+  for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
+    if (!is_ident(k, "auto") || !is_ident(next(k)) || !is_punct(next(next(k)), "=")) continue;
+    const std::size_t open_capture = next(next(next(k)));
+    if (!is_punct(open_capture, "[")) continue;
+    const std::size_t open = next(match(open_capture));
+    if (!is_punct(open, "(")) continue;
+    const std::size_t close = match(open);
+    bool generic = false;
+    for (std::size_t t = next(open); t < close; t = next(t)) generic = generic || is_ident(t, "auto");
+    if (generic) template_functions_[std::string(toks_[next(k)].text)] = parameter_kinds(open, close);
+  }
+}
+
+bool Rewriter::returns_reference(std::size_t k) const {
+  // The innermost function or lambda body around k: a '{' after `(...)` that is not if/for/while/switch/catch.
+  int depth = 0;
+  for (std::size_t b = prev(k); b != npos; b = prev(b)) {
+    if (is_punct(b, "}")) ++depth;
+    if (!is_punct(b, "{") || depth-- > 0) continue;
+    depth = 0;
+    std::size_t h = prev(b), arrow = npos;
+    for (std::size_t t = h;
+         t != npos && !is_punct(t, ")") && !is_punct(t, ";") && !is_punct(t, "{") && !is_punct(t, "}"); t = prev(t))
+      if (is_punct(t, "->")) arrow = t;
+    while (h != npos && !is_punct(h, ")") && !is_punct(h, "]") && (is_ident(h) || arrow != npos) && !is_punct(h, ";"))
+      h = prev(h);
+    if (is_punct(h, "]")) return false;  // `[&] { ... }`: a lambda without parameters, its return type deduced
+    if (!is_punct(h, ")")) continue;     // a plain block, else, do, a struct, an initializer
+    std::size_t open = h;
+    for (int d = 0; open != npos; open = prev(open)) {
+      if (is_close(open)) ++d;
+      if (is_open(open) && --d == 0) break;
+    }
+    const std::size_t before = open == npos ? npos : prev(open);
+    if (before == npos) return false;
+    for (std::string_view w : {"if", "for", "while", "switch", "catch"})
+      if (is_ident(before, w)) goto outward;
+    if (arrow != npos) {  // a trailing return type
+      for (std::size_t t = arrow; t < b; t = next(t))
+        if (is_punct(t, "&") || is_punct(t, "&&") || is_ident(t, "decltype")) return true;
+      return false;
+    }
+    if (is_punct(before, "]") || is_punct(before, ">")) return false;  // a lambda: its return type is deduced
+    for (std::size_t t = prev(before); t != npos; t = prev(t)) {       // a function's return type
+      if (is_punct(t, ";") || is_punct(t, "{") || is_punct(t, "}") || toks_[t].kind == Tok::preproc) break;
+      if (is_punct(t, "&") || is_punct(t, "&&") || is_ident(t, "decltype")) return true;
+    }
+    return false;
+  outward:;
+  }
+  return false;
+}
+
 std::string Rewriter::proxy_wrapper(std::size_t first, std::size_t last) const {
   if (value_context(first, last)) return "::course_cpu::check::value(";
+  // `return s[i];` from a lambda or an `auto` function returns a copy, as CUDA does: never the proxy (which would
+  // read the element later); a function that returns a reference keeps it.
+  if (is_ident(prev(first), "return") && is_punct(next(last), ";") && !returns_reference(first))
+    return "::course_cpu::check::value(";
   const std::optional<Param> kind = template_argument(first, last);
   if (!kind) return "";
   return *kind == Param::reference ? "::course_cpu::check::element_ref(" : "::course_cpu::check::value(";

@@ -33,4 +33,5 @@ cudaError_t run_tile_race(float* out);
 cudaError_t run_reference_race(float* out);
 cudaError_t run_float4_then_unwritten(const float* in, float* out);
 cudaError_t run_ternary_race(float* out);
-cudaError_t run_template_helpers(float* out, int racy);  // 64 floats
+cudaError_t run_template_helpers(float* out, int racy);                                         // 64 floats
+cudaError_t run_index_forms(const int* in, const int* col, const float* x, float* out, int n);  // 32 each

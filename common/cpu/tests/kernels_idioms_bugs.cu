@@ -139,3 +139,31 @@ cudaError_t run_template_helpers(float* out, int racy) {
   templateHelpers<<<1, 64>>>(out, racy);
   return cudaDeviceSynchronize();
 }
+
+// Forms that once did not compile or computed differently in check mode: an element as the index of another
+// (a histogram's bins[in[i]], a gather x[col[j]], a __shared__ count as an index), a lambda and a generic lambda
+// given or returning elements, `auto v{s[i]}`, a row of a 2D tile kept in `auto` and walked with *row++, and *(p).
+__global__ void indexForms(const int* in, const int* col, const float* x, float* out, int n) {
+  __shared__ unsigned bins[8];
+  __shared__ int count;
+  __shared__ float tile[4][8];
+  if (threadIdx.x < 8) bins[threadIdx.x] = 0;
+  if (threadIdx.x == 0) count = 3;
+  tile[threadIdx.x / 8][threadIdx.x % 8] = static_cast<float>(threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x < n) atomicAdd(&bins[in[threadIdx.x]], 1u);
+  __syncthreads();
+  auto at = [&](int i) { return x[col[i]]; };
+  auto twice = [](auto v) { return v + v; };
+  auto first{tile[0][count]};
+  auto row = tile[threadIdx.x % 4];
+  float walk = 0.0f;
+  for (int k = 0; k < 8; ++k) walk += *row++;
+  const float gathered = at(threadIdx.x) + twice(x[col[threadIdx.x]]);
+  *(out + threadIdx.x) = gathered + walk + first + static_cast<float>(bins[threadIdx.x % 8]);
+  if (threadIdx.x == 0) *(out) += 0.0f;
+}
+cudaError_t run_index_forms(const int* in, const int* col, const float* x, float* out, int n) {
+  indexForms<<<1, 32>>>(in, col, x, out, n);
+  return cudaDeviceSynchronize();
+}

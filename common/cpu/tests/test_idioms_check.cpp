@@ -91,3 +91,30 @@ TEST(IdiomBugs, SharedElementsPassedToFunctionTemplates) {
   run_template_helpers(out.ptr, 1);
   EXPECT_FALSE(naming("race", "@template-argument-read").empty());
 }
+
+// Elements as indices (bins[in[i]], x[col[j]], a __shared__ count), lambdas and a generic lambda given or returning
+// elements, `auto v{...}`, an `auto` row of a 2D tile walked with *row++, and *(p): they compile in check mode, compute
+// what fast mode and a GPU compute, and this correct kernel gets no diagnosis.
+TEST(IdiomBugs, ElementsAsIndicesAndLambdasOverElements) {
+  course_cpu::take_diagnostics();
+  std::vector<int> in(32), col(32);
+  std::vector<float> x(32);
+  for (int i = 0; i < 32; ++i) {
+    in[i] = (i * 5) % 8;
+    col[i] = (i * 7) % 32;
+    x[i] = 0.5f * static_cast<float>(i);
+  }
+  DeviceBuffer<int> din(in), dcol(col);
+  DeviceBuffer<float> dx(x), out(32);
+  ASSERT_EQ(run_index_forms(din.ptr, dcol.ptr, dx.ptr, out.ptr, 32), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  std::vector<unsigned> bins(8, 0);
+  for (int v : in) ++bins[v];
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) {
+    float walk = 0.0f;
+    for (int k = 0; k < 8; ++k) walk += static_cast<float>((t % 4) * 8 + k);
+    const float want = 3.0f * x[col[t]] + walk + 3.0f + static_cast<float>(bins[t % 8]);
+    EXPECT_EQ(got[t], want) << t;
+  }
+}

@@ -311,6 +311,30 @@ TEST(Rewriter, ProxiesPassedToFunctionTemplatesAreTheElementOrItsValue) {
       << out;
 }
 
+TEST(Rewriter, ReturnedElementsBraceInitializersAndGenericLambdas) {
+  const std::string src =
+      "__device__ float& ref(float* p) { return p[0]; }\n"
+      "__device__ auto copy(float* p) { return p[1]; }\n"
+      "__global__ void k(float* p, int x) {\n"
+      "  auto at = [&](int i) { return *(p + i); };\n"
+      "  auto get = [&] { return p[2]; };\n"
+      "  auto relu = [](auto v) { return v < 0 ? 0 : v; };\n"
+      "  auto v{p[3]};\n"
+      "  float r = relu(*(p)) + *(p + 4 + (int)-x);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "float& ref(float* p) { return COURSE_CHECKED(p, __LINE__)[0]; }")) << out;
+  EXPECT_TRUE(
+      contains(out, "auto copy(float* p) { return ::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[1]); }"))
+      << out;
+  EXPECT_TRUE(contains(out, "{ return ::course_cpu::check::value(::course_cpu::check::root(p, ")) << out;
+  EXPECT_TRUE(contains(out, "[&] { return ::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[2]); }")) << out;
+  EXPECT_TRUE(contains(out, "auto v{::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[3])};")) << out;
+  EXPECT_TRUE(contains(out, "float r = relu(::course_cpu::check::value(::course_cpu::check::root(p, ")) << out;
+  EXPECT_TRUE(contains(out, ")[0])) + *(p + 4 + (int)-x);")) << out;  // *(p): [0]; a cast then a unary -: left alone
+}
+
 TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {
   const std::string src =
       "template <typename T, int TILE = 16, class... Rest>\n"

@@ -44,6 +44,19 @@ class ArrayView {
 
   template <class I>
   decltype(auto) operator[](I i) const {
+    if constexpr (requires { typename I::course_cpu_value_type; }) {
+      return (*this)[static_cast<typename I::course_cpu_value_type>(i)];  // bins[in[i]]: the element's value
+    } else {
+      return at(i);
+    }
+  }
+  // Non-subscript uses of a row (As[i] passed on) decay like the array would.
+  using course_cpu_pointer_type = Elem*;
+  operator Elem*() const { return first_; }
+
+ private:
+  template <class I>
+  decltype(auto) at(I i) const {
     static_assert(std::is_integral_v<I> || std::is_enum_v<I>, "array subscript must be an integer");
     ArrayLoc<Root> next = loc_;
     const long long idx = static_cast<long long>(i);
@@ -57,10 +70,7 @@ class ArrayView {
       return element(next, e);
     }
   }
-  // Non-subscript uses of a row (As[i] passed on) decay like the array would.
-  operator Elem*() const { return first_; }
 
- private:
   ArrayLoc<Root> loc_;
   Elem* first_;
 };
@@ -74,6 +84,21 @@ class PointerView {
   PointerView(const Site* site, T* base, long long offset = 0) : site_(site), base_(base), offset_(offset) {}
   template <class I>
   decltype(auto) operator[](I i) const {
+    if constexpr (requires { typename I::course_cpu_value_type; })
+      return (*this)[static_cast<typename I::course_cpu_value_type>(i)];  // x[col[j]]: the element's value
+    else
+      return at(i);
+  }
+  using course_cpu_pointer_type = T*;
+  // Non-subscript uses of a row (As[i] passed on) decay like the row would.
+  operator T*() const {
+    return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) +
+                                static_cast<std::uintptr_t>(offset_) * sizeof(T));
+  }
+
+ private:
+  template <class I>
+  decltype(auto) at(I i) const {
     static_assert(std::is_integral_v<I> || std::is_enum_v<I>, "pointer subscript must be an integer");
     const long long idx = offset_ + static_cast<long long>(i);
     if constexpr (std::is_array_v<T>) {
@@ -87,13 +112,7 @@ class PointerView {
       return element(PointerLoc<T>{site_, base_, idx}, e);
     }
   }
-  // Non-subscript uses of a row (As[i] passed on) decay like the row would.
-  operator T*() const {
-    return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) +
-                                static_cast<std::uintptr_t>(offset_) * sizeof(T));
-  }
 
- private:
   const Site* site_;
   T* base_;
   long long offset_;
@@ -101,11 +120,14 @@ class PointerView {
 
 // `auto v = s[i];` is rewritten to `auto v = ::course_cpu::check::value(s[i]);`:
 // an element proxy becomes its value (a read), as `auto` copies the element
-// in CUDA; anything else is passed on as `auto` would copy it.
+// in CUDA, and a row of a 2D array (`auto row = tile[t];`) its pointer, as the
+// array decays; anything else is passed on as `auto` would copy it.
 template <class X>
 inline auto value(X&& x) {
   if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_value_type; })
     return static_cast<typename std::remove_cvref_t<X>::course_cpu_value_type>(x);
+  else if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_pointer_type; })
+    return static_cast<typename std::remove_cvref_t<X>::course_cpu_pointer_type>(x);  // a row decays to a pointer
   else
     return static_cast<X&&>(x);
 }
