@@ -156,6 +156,12 @@ class Rewriter {
   // `reinterpret_cast<T*>(...)` (or static_cast, const_cast) at token k: a cast to a pointer; `close` is its ')'.
   bool pointer_cast(std::size_t k, std::size_t* close) const;
 
+  // ---- pass 4 (check mode): function-like macros (macros.cpp) -----------------------------------------
+  // A parameter that is a whole operand of `?:` or the initializer of `auto x =` in a #define's body becomes
+  // `::course_cpu::check::value((a))`, so that MAX(s[i], 0) is a float and SWAP's `auto t = (a)` a copy.
+  void instrument_macros();
+  std::string macro_with_values(std::string_view directive) const;
+
   // ---- pass 4 (check mode): dereferences, C-style casts subscripted in place (dereferences.cpp) ----
   struct Deref {
     enum Form { plain, offset, cast } form;  // *p, *(p + i - j), *reinterpret_cast<T*>(x)

@@ -11,7 +11,10 @@ std::string Rewriter::run() {
   find_functions();
   rewrite_shared();
   rewrite_launches();
-  if (mode_ == Mode::check) instrument();
+  if (mode_ == Mode::check) {
+    instrument();
+    instrument_macros();
+  }
   for (std::size_t i = 0; i < toks_.size(); ++i)
     if (is_ident(i, "__noinline__")) edits_.push_back({i, i + 1, "__attribute__((noinline))"});
   return apply();

@@ -143,6 +143,7 @@ cudaError_t run_template_helpers(float* out, int racy) {
 // Forms that once did not compile or computed differently in check mode: an element as the index of another
 // (a histogram's bins[in[i]], a gather x[col[j]], a __shared__ count as an index), a lambda and a generic lambda
 // given or returning elements, `auto v{s[i]}`, a row of a 2D tile kept in `auto` and walked with *row++, and *(p).
+#define IDIOM_MAX(a, b) ((a) > (b) ? (a) : (b))
 __global__ void indexForms(const int* in, const int* col, const float* x, float* out, int n) {
   __shared__ unsigned bins[8];
   __shared__ int count;
@@ -159,7 +160,7 @@ __global__ void indexForms(const int* in, const int* col, const float* x, float*
   auto row = tile[threadIdx.x % 4];
   float walk = 0.0f;
   for (int k = 0; k < 8; ++k) walk += *row++;
-  const float gathered = at(threadIdx.x) + twice(x[col[threadIdx.x]]);
+  const float gathered = at(threadIdx.x) + twice(x[col[threadIdx.x]]) + IDIOM_MAX(x[col[threadIdx.x]], 0);
   *(out + threadIdx.x) = gathered + walk + first + static_cast<float>(bins[threadIdx.x % 8]);
   if (threadIdx.x == 0) *(out) += 0.0f;
 }

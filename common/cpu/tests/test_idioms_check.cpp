@@ -114,7 +114,7 @@ TEST(IdiomBugs, ElementsAsIndicesAndLambdasOverElements) {
   for (int t = 0; t < 32; ++t) {
     float walk = 0.0f;
     for (int k = 0; k < 8; ++k) walk += static_cast<float>((t % 4) * 8 + k);
-    const float want = 3.0f * x[col[t]] + walk + 3.0f + static_cast<float>(bins[t % 8]);
+    const float want = 4.0f * x[col[t]] + walk + 3.0f + static_cast<float>(bins[t % 8]);  // x >= 0: MAX gives x
     EXPECT_EQ(got[t], want) << t;
   }
 }

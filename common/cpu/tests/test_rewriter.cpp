@@ -335,6 +335,28 @@ TEST(Rewriter, ReturnedElementsBraceInitializersAndGenericLambdas) {
   EXPECT_TRUE(contains(out, ")[0])) + *(p + 4 + (int)-x);")) << out;  // *(p): [0]; a cast then a unary -: left alone
 }
 
+TEST(Rewriter, MacroParametersInConditionalsAndAutoInitializersAreValues) {
+  const std::string src =
+      "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+      "#define SWAP(a, b) \\\n"
+      "  { auto t_ = (a); (a) = (b); (b) = t_; }\n"
+      "#define SQ(a) ((a) * (a))\n"
+      "#define PICK(c, a) (c ? a + 1 : \"?:\")\n"
+      "__global__ void k(float* p) { p[0] = MAX(p[1], 0); }\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out,
+                       "#define MAX(a, b) ((a) > (b) ? ::course_cpu::check::value((a)) : "
+                       "::course_cpu::check::value((b)))"))
+      << out;
+  EXPECT_TRUE(
+      contains(out, "#define SWAP(a, b) \\\n  { auto t_ = ::course_cpu::check::value((a)); (a) = (b); (b) = t_; }"))
+      << out;
+  EXPECT_TRUE(contains(out, "#define SQ(a) ((a) * (a))\n")) << out;
+  EXPECT_TRUE(contains(out, "#define PICK(c, a) (c ? a + 1 : \"?:\")\n")) << out;  // not a whole operand
+  EXPECT_TRUE(contains(body(src), "#define MAX(a, b) ((a) > (b) ? (a) : (b))"));   // fast mode: as written
+}
+
 TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {
   const std::string src =
       "template <typename T, int TILE = 16, class... Rest>\n"

@@ -1,0 +1,128 @@
+// course-rewrite, pass 4 (check mode): function-like macros whose parameters are operands of `?:` or initialize an
+// `auto` variable.
+//
+//   #define MAX(a, b) ((a) > (b) ? (a) : (b))       MAX(s[i], 0) is a float in CUDA; with the element proxy
+//                                                    the conditional's type would be int (value_contexts.cpp)
+//   #define SWAP(a, b) { auto t = (a); (a) = (b); (b) = t; }   t must be a copy, not the proxy
+//
+// In the body of such a macro, a parameter that is a whole operand of `?:` (`a` or `(a)`), or the whole initializer
+// of `auto name =`, becomes `::course_cpu::check::value((a))`: the element's value where the argument is an element
+// proxy, the argument itself otherwise. The directive keeps its lines.
+#include "passes.h"
+
+#include <cctype>
+
+namespace course_rewrite {
+
+namespace {
+
+struct Body {
+  std::vector<Token> toks;
+  std::size_t next(std::size_t i) const {
+    do ++i;
+    while (i < toks.size() && is_blank(toks[i]));
+    return i;
+  }
+  bool punct(std::size_t i, std::string_view p) const {
+    return i < toks.size() && toks[i].kind == Tok::punct && toks[i].text == p;
+  }
+  bool open(std::size_t i) const { return punct(i, "(") || punct(i, "[") || punct(i, "{"); }
+  bool close(std::size_t i) const { return punct(i, ")") || punct(i, "]") || punct(i, "}"); }
+  std::size_t match(std::size_t i) const {
+    int depth = 0;
+    for (std::size_t k = i; k < toks.size(); ++k) {
+      if (open(k)) ++depth;
+      if (close(k) && --depth == 0) return k;
+    }
+    return toks.size();
+  }
+  // The operand from token `first`: up to (not including) the first token at depth 0 that is one of `stops`, or a
+  // closing bracket of an enclosing group. Its last token, or npos if it is empty.
+  std::size_t operand_end(std::size_t first, std::initializer_list<std::string_view> stops) const {
+    std::size_t last = static_cast<std::size_t>(-1);
+    for (std::size_t k = first; k < toks.size(); k = next(k)) {
+      if (close(k)) break;
+      bool stop = false;
+      for (std::string_view s : stops) stop = stop || punct(k, s);
+      if (stop) break;
+      if (open(k)) k = match(k);
+      last = k;
+    }
+    return last;
+  }
+};
+
+}  // namespace
+
+std::string Rewriter::macro_with_values(std::string_view directive) const {
+  // #define NAME(params) body
+  std::size_t at = directive.find_first_not_of(" \t", 1);
+  if (at == std::string_view::npos || directive.substr(at, 6) != "define") return std::string(directive);
+  at = directive.find_first_not_of(" \t", at + 6);
+  std::size_t name_end = at;
+  while (name_end < directive.size() &&
+         (std::isalnum(static_cast<unsigned char>(directive[name_end])) || directive[name_end] == '_'))
+    ++name_end;
+  if (at == std::string_view::npos || name_end == at || name_end >= directive.size() || directive[name_end] != '(')
+    return std::string(directive);  // an object-like macro
+  const std::size_t params_end = directive.find(')', name_end);
+  if (params_end == std::string_view::npos) return std::string(directive);
+  std::set<std::string_view> params;
+  for (const Token& t : tokenize(directive.substr(name_end + 1, params_end - name_end - 1)))
+    if (t.kind == Tok::identifier) params.insert(t.text);
+  if (params.empty()) return std::string(directive);
+
+  const std::string_view body_text = directive.substr(params_end + 1);
+  Body body{tokenize(body_text)};
+  std::vector<std::pair<std::size_t, bool>> marks;  // (token, true: before it / false: after it)
+  // A whole operand that is one parameter, `a` or `(a)`, from token first to token last.
+  const auto wrap = [&](std::size_t first, std::size_t last) {
+    if (last == static_cast<std::size_t>(-1) || first >= body.toks.size()) return;
+    const bool bare = first == last && body.toks[first].kind == Tok::identifier && params.count(body.toks[first].text);
+    const std::size_t inner = body.next(first);
+    const bool parenthesized = body.punct(first, "(") && body.match(first) == last && inner < last &&
+                               body.next(inner) == last && body.toks[inner].kind == Tok::identifier &&
+                               params.count(body.toks[inner].text);
+    if (!bare && !parenthesized) return;
+    marks.push_back({first, true});
+    marks.push_back({last, false});
+  };
+  for (std::size_t k = 0; k < body.toks.size(); ++k) {
+    if (body.punct(k, "?")) {
+      const std::size_t second = body.next(k);
+      const std::size_t second_last = body.operand_end(second, {":"});
+      wrap(second, second_last);
+      if (second_last == static_cast<std::size_t>(-1)) continue;
+      const std::size_t colon = body.next(second_last);
+      if (!body.punct(colon, ":")) continue;
+      const std::size_t third = body.next(colon);
+      wrap(third, body.operand_end(third, {",", ";", "?", ":"}));
+    } else if (body.toks[k].kind == Tok::identifier && body.toks[k].text == "auto") {
+      const std::size_t name = body.next(k);
+      if (name >= body.toks.size() || body.toks[name].kind != Tok::identifier || !body.punct(body.next(name), "="))
+        continue;
+      const std::size_t init = body.next(body.next(name));
+      wrap(init, body.operand_end(init, {",", ";"}));
+    }
+  }
+  if (marks.empty()) return std::string(directive);
+  std::string out(directive.substr(0, params_end + 1));
+  for (std::size_t k = 0; k < body.toks.size(); ++k) {
+    for (const auto& [token, before] : marks)
+      if (token == k && before) out += "::course_cpu::check::value(";
+    out += body.toks[k].text;
+    for (const auto& [token, before] : marks)
+      if (token == k && !before) out += ")";
+  }
+  return out;
+}
+
+void Rewriter::instrument_macros() {
+  for (std::size_t k = 0; k < toks_.size(); ++k) {
+    if (toks_[k].kind != Tok::preproc) continue;
+    const std::string text = macro_with_values(toks_[k].text);
+    if (text != toks_[k].text) edits_.push_back({k, k + 1, text});
+  }
+}
+
+}  // namespace course_rewrite
