@@ -31,11 +31,7 @@ bool Rewriter::unary_star(std::size_t k, const Function& fn) const {
   if (t == "]" || t == "++" || t == "--" || t == ">" || t == ">>" || t == "." || t == "->" || t == "::")
     return false;  // a multiplication, a declarator, template arguments, or a form left alone
   if (t == ")") {  // `if (c) *p = v;` but not `f(x) * y` or a C-style cast `(float)*p`
-    std::size_t open = p;
-    for (int depth = 0; open != npos; open = prev(open)) {
-      if (is_close(open)) ++depth;
-      if (is_open(open) && --depth == 0) break;
-    }
+    const std::size_t open = match_back(p);
     return open != npos && (is_ident(prev(open), "if") || is_ident(prev(open), "while") ||
                             is_ident(prev(open), "for") || is_ident(prev(open), "switch"));
   }
@@ -156,11 +152,7 @@ void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& f
 // The ')' at `close` ends a C-style cast, `(int)` or `(const float*)`: only names, `::`, `*` and `&` inside.
 bool Rewriter::c_cast_close(std::size_t close) const {
   if (!is_punct(close, ")")) return false;
-  std::size_t open = close;
-  for (int depth = 0; open != npos; open = prev(open)) {
-    if (is_close(open)) ++depth;
-    if (is_open(open) && --depth == 0) break;
-  }
+  const std::size_t open = match_back(close);
   if (open == npos || next(open) == close) return false;
   for (std::size_t t = next(open); t < close; t = next(t))
     if (!is_ident(t) && !is_punct(t, "::") && !is_punct(t, "*") && !is_punct(t, "&")) return false;

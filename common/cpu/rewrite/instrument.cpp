@@ -275,16 +275,10 @@ void Rewriter::decay_auto_initializers(std::size_t k, const Function& fn, const 
     const std::size_t open = next(q), close = match(open);
     if (close >= toks_.size() || next(open) == close || !is_punct(next(close), ";")) return;
     bool checked = false;
+    int depth = 0;
     for (std::size_t t = next(open); t < close; t = next(t)) {
-      if (is_punct(t, ",")) return;  // a list, or a call's arguments inside: left alone
-      if (is_open(t)) {
-        for (std::size_t u = t; u <= match(t) && !checked; u = next(u)) {
-          std::size_t last = npos;
-          checked = proxy_at(u, fn, local, &last);
-        }
-        t = match(t);
-        continue;
-      }
+      depth += is_open(t) ? 1 : is_close(t) ? -1 : 0;
+      if (depth == 0 && is_punct(t, ",")) return;  // a list: left alone
       std::size_t last = npos;
       checked = checked || proxy_at(t, fn, local, &last);
     }

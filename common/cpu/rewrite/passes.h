@@ -88,6 +88,17 @@ class Rewriter {
     }
     return toks_.size();
   }
+  // The token opening the bracket closed at i: ) ] }; npos if there is none.
+  std::size_t match_back(std::size_t i) const {
+    int depth = 0;
+    for (std::size_t k = i; k != npos; k = prev(k)) {
+      if (is_close(k))
+        ++depth;
+      else if (is_open(k) && --depth == 0)
+        return k;
+    }
+    return npos;
+  }
   // The change of the nesting depth of ( [ { < at token k (> and >> close).
   int nesting_step(std::size_t k) const {
     if (is_open(k) || is_punct(k, "<")) return 1;

@@ -111,12 +111,8 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   while (open != npos && !is_punct(open, "(")) {
     if (is_punct(open, ",")) ++index;
     std::size_t k = prev(open);
-    if (k != npos && is_close(k)) {
-      int depth = 0;
-      for (; k != npos; k = prev(k)) {
-        if (is_close(k)) ++depth;
-        if (is_open(k) && --depth == 0) break;
-      }
+    if (k != npos && is_close(k)) {  // over a bracketed group
+      k = match_back(k);
       if (k == npos) return std::nullopt;
       k = prev(k);
     }
@@ -167,11 +163,7 @@ bool Rewriter::returns_reference(std::size_t k) const {
       h = prev(h);
     if (is_punct(h, "]")) return false;  // `[&] { ... }`: a lambda without parameters, its return type deduced
     if (!is_punct(h, ")")) continue;     // a plain block, else, do, a struct, an initializer
-    std::size_t open = h;
-    for (int d = 0; open != npos; open = prev(open)) {
-      if (is_close(open)) ++d;
-      if (is_open(open) && --d == 0) break;
-    }
+    const std::size_t open = match_back(h);
     const std::size_t before = open == npos ? npos : prev(open);
     if (before == npos) return false;
     for (std::string_view w : {"if", "for", "while", "switch", "catch"})
