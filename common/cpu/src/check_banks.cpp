@@ -19,13 +19,13 @@ namespace {
 
 // Distinct words per bank, without sorting: per bank a short list of the
 // words seen (a conflict-free request puts at most one word in each bank).
-int request_degree(const Request& r, unsigned width) {
+int request_degree(const Request& r, std::uint32_t mask, unsigned width) {
   if (width == 1) {
     // Common case: every bank holds at most one distinct word (degree 1).
     std::uint32_t banks = 0;
     std::uint32_t seen[32];
     bool simple = true;
-    for (std::uint32_t m = r.mask; m != 0 && simple; m &= m - 1) {
+    for (std::uint32_t m = mask; m != 0 && simple; m &= m - 1) {
       const std::uint32_t w = r.word[__builtin_ctz(m)];
       const std::uint32_t bit = 1u << (w % 32);
       if (!(banks & bit)) {
@@ -41,7 +41,7 @@ int request_degree(const Request& r, unsigned width) {
   std::uint8_t count[32] = {};
   int degree = 0;
   for (unsigned lane = 0; lane < 32; ++lane) {
-    if (!(r.mask & (1u << lane))) continue;
+    if (!(mask & (1u << lane))) continue;
     for (unsigned k = 0; k < width; ++k) {
       const std::uint32_t w = r.word[lane] + k;
       const unsigned bank = w % 32;
@@ -56,15 +56,64 @@ int request_degree(const Request& r, unsigned width) {
   return degree;
 }
 
+// The lanes that made request n of slot s, and the first request after n
+// that some of them did not make (where the mask changes next).
+std::uint32_t lanes_in(const BankSlot& s, std::uint32_t n, std::uint32_t& until) {
+  std::uint32_t mask = 0;
+  until = ~0u;
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (s.next[lane] > n) {
+      mask |= 1u << lane;
+      until = std::min<std::uint32_t>(until, s.next[lane]);
+    }
+  }
+  return mask;
+}
+
+// Whether request a asks for the words of b, each moved by the same amount d
+// (for the lanes in mask). Moving every word by d moves every word d banks
+// on, so both have the same degree. Modulo 2^16 is enough: words are below
+// 2^16, so adding d modulo 2^16 still keeps distinct words distinct and
+// moves every bank by d modulo 32.
+bool same_shape(const Request& a, const Request& b, std::uint32_t mask) {
+  if (mask == 0) return true;
+  const unsigned first = static_cast<unsigned>(__builtin_ctz(mask));
+  const auto d = static_cast<std::uint16_t>(a.word[first] - b.word[first]);
+  if (mask == ~0u) {  // a whole warp: a loop the compiler vectorizes
+    std::uint16_t differ = 0;
+    for (unsigned lane = 0; lane < 32; ++lane) differ |= static_cast<std::uint16_t>(a.word[lane] - b.word[lane] - d);
+    return differ == 0;
+  }
+  for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+    if (static_cast<std::uint16_t>(a.word[lane] - b.word[lane]) != d) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void check_end_epoch(Worker& w) {
   CheckState& c = *w.check;
+  // The last request whose degree was computed: most requests (the next k of
+  // a loop, the next warp) repeat its shape.
+  const Request* last = nullptr;
+  std::uint32_t last_mask = 0, last_width = 0;
+  int last_degree = 0;
   for (const std::uint32_t index : c.active) {
     const BankSlot& s = c.bank[index];
     BankStats& st = c.stats[index >> 5];  // (id * 2 + store)
+    std::uint32_t mask = 0, until = 0;
     for (std::uint32_t n = 0; n < s.nreq; ++n) {
-      const int degree = request_degree(s.req[n], s.width);
+      if (n >= until) mask = lanes_in(s, n, until);
+      const Request& r = s.req[n];
+      if (last == nullptr || mask != last_mask || s.width != last_width || !same_shape(r, *last, mask)) {
+        last_degree = request_degree(r, mask, s.width);
+        last_mask = mask;
+        last_width = s.width;
+      }
+      last = &r;
+      const int degree = last_degree;
       ++st.requests;
       st.wavefronts += static_cast<std::uint64_t>(degree);
       st.max_degree = std::max(st.max_degree, degree);
@@ -104,13 +153,8 @@ void bank_open(Hot& h, BankSlot& slot, std::uint32_t index, unsigned width) {
 }
 
 void bank_grow(BankSlot& slot, unsigned n) {
-  while (slot.nreq <= n) {
-    if (slot.nreq < slot.req.size())
-      slot.req[slot.nreq].mask = 0;
-    else
-      slot.req.push_back(Request{{}, 0});
-    ++slot.nreq;
-  }
+  if (slot.req.size() <= n) slot.req.resize(std::max<std::size_t>(n + 1, 2 * slot.req.size()));
+  slot.nreq = n + 1;
 }
 
 }  // namespace course_cpu::check

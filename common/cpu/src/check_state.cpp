@@ -81,8 +81,6 @@ void check_begin_launch(Worker& w) {
   h.arena_end = c.arena.end;
   h.arena_span = slow_path_only() ? 0 : std::max<std::size_t>(w.arena_capacity, 1);
   h.arena_words = c.arena.words.data();
-  h.warp_sync = w.block.warp_sync.data();
-  h.warp_full = w.block.warp_full.data();
   h.alloc_gen = 0;
   forget_buffers(h);
   w.hot = &h;

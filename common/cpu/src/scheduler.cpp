@@ -45,7 +45,11 @@ namespace {
 void resume(Worker& w, ThreadSlot& s) {
   threadIdx = s.idx;
   tl_slot = &s;
-  if (w.hot != nullptr) w.hot->me = s.linear;
+  if (w.hot != nullptr) {
+    w.hot->me = s.linear;
+    w.hot->my_wsync = w.block.warp_sync[s.linear >> 5];
+    w.hot->my_full = w.block.warp_full[s.linear >> 5];
+  }
   check::tl_hot = w.hot;
   s.fiber = std::move(s.fiber).resume();
   check::tl_hot = nullptr;

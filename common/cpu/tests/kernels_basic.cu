@@ -122,13 +122,31 @@ __global__ void bankRow(float* out) {
   out[threadIdx.x] = acc;
 }
 
+// Requests of different shapes one after the other, from a whole warp and
+// from part of one (a block of 40 threads: warp 1 has 8 lanes).
+__global__ void bankMixed(float* out) {
+  __shared__ float s[32 * 33];
+  for (int i = threadIdx.x; i < 32 * 33; i += blockDim.x) s[i] = static_cast<float>(i);
+  __syncthreads();
+  const int lane = threadIdx.x % 32;
+  float acc = 0.0f;
+  for (int k = 0; k < 4; ++k) {
+    const int stride = k % 2 == 0 ? 32 : k + 1;  // k = 0, 2: 32 (same bank); 1: 2; 3: 4
+    acc += s[lane * stride + k];                 // @bank-mixed
+  }
+  if (threadIdx.x < 20) acc += s[threadIdx.x * 2];  // @bank-partial
+  out[threadIdx.x] = acc;
+}
+
 cudaError_t run_bank_probe(int which, float* out) {
   if (which == 0)
     bankColumn<<<1, 32>>>(out);
   else if (which == 1)
     bankPadded<<<1, 32>>>(out);
-  else
+  else if (which == 2)
     bankRow<<<1, 32>>>(out);
+  else
+    bankMixed<<<1, 40>>>(out);
   return cudaDeviceSynchronize();
 }
 

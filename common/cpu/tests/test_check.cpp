@@ -152,6 +152,30 @@ TEST(CheckMode, BankConflicts) {
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
 }
 
+// Each request's degree on its own: consecutive requests of one line with
+// different shapes, and warps with only some lanes taking part.
+TEST(CheckMode, BankConflictsOfMixedAndPartialRequests) {
+  course_cpu::take_bank_conflicts();
+  DeviceBuffer<float> out(40);
+  ASSERT_EQ(run_bank_probe(3, out.ptr), cudaSuccess);
+  const auto report = course_cpu::take_bank_conflicts();
+  // Warp 0 (32 lanes), k = 0..3: strides 32, 2, 32, 4 give 32, 2, 32 and 4
+  // words in one bank. Warp 1 (8 lanes): 8, 1, 8, 1.
+  const auto* mixed = find_line(report, line_of("kernels_basic.cu", "@bank-mixed"), false);
+  ASSERT_NE(mixed, nullptr);
+  EXPECT_EQ(mixed->requests, 8u);
+  EXPECT_EQ(mixed->wavefronts, 32u + 2 + 32 + 4 + 8 + 1 + 8 + 1);
+  EXPECT_EQ(mixed->max_degree, 32);
+  // Lanes 0..19 read words 0, 2, ..., 38: words 32..38 share banks 0..6 with
+  // words 0..6, so 2 words in a bank. Warp 1 does not take part.
+  const auto* partial = find_line(report, line_of("kernels_basic.cu", "@bank-partial"), false);
+  ASSERT_NE(partial, nullptr);
+  EXPECT_EQ(partial->requests, 1u);
+  EXPECT_EQ(partial->wavefronts, 2u);
+  EXPECT_EQ(partial->max_degree, 2);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+}
+
 TEST(CheckMode, RaceInAKernelTemplateWithDeducedArguments) {
   course_cpu::take_diagnostics();
   DeviceBuffer<int> out(32);

@@ -24,7 +24,7 @@ struct ArrayLoc {
   long long index[kRank];
 
   template <std::size_t Size>
-  bool fast(const void* p, Access kind) const {
+  COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
     return fast_static<Size>(site, untyped(root), p, bad != 0, kind);
   }
   AccessInfo info(const void* p, std::size_t elem_size) const {
@@ -51,7 +51,7 @@ struct PointerLoc {
   long long index;
 
   template <std::size_t Size>
-  bool fast(const void* p, Access kind) const {
+  COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
     return fast_pointer<Size>(site, untyped(base), p, kind);
   }
   AccessInfo info(const void* p, std::size_t elem_size) const {
@@ -142,7 +142,7 @@ class ElemRef {
     using type = typename U::course_cpu_value_type;
   };
 
-  bool ok(Access kind) const {
+  COURSE_CPU_HOT bool ok(Access kind) const {
     if (loc_.template fast<sizeof(T)>(untyped(p_), kind)) [[likely]]
       return true;
     return slow(kind);

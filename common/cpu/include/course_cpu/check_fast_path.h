@@ -15,6 +15,13 @@
 #include <cstdint>
 #include <vector>
 
+// The functions of the per-access fast path (here, and the locations' fast()
+// and ElemRef::ok in check_element.h) are always inlined: left to the
+// compiler's heuristics, a kernel with many accesses stops inlining them
+// halfway and pays a call per access. What is rare (reports, new sites,
+// growing) stays out of line.
+#define COURSE_CPU_HOT [[gnu::always_inline]] inline
+
 namespace course_cpu::check {
 
 // ---- state the fast path reads (owned by the worker, src/check_state.cpp) -------
@@ -32,10 +39,14 @@ struct Shadow {
   const Site* r2_site = nullptr;
 };
 
-// One warp-wide shared-memory request: the word each lane asked for.
+// One warp-wide shared-memory request: the word each lane asked for. Lane l
+// takes part in request n of its slot iff the slot's next[l] > n (each lane
+// fills its requests in order), so no mask is kept per access.
+// Words are counted from the start of the array or arena (at most 227 KiB,
+// so 16 bits hold them); a request's degree does not change when every word
+// moves by the same amount, so where the array starts does not matter.
 struct Request {
-  std::uint32_t word[32];
-  std::uint32_t mask;
+  std::uint16_t word[32];
 };
 
 // The requests of one (site, load/store, warp) in the current epoch.
@@ -59,10 +70,13 @@ constexpr int kCachedBuffers = 4;
 
 struct Hot {
   std::uint32_t epoch = 1, block_first_epoch = 1;
-  unsigned me = 0;                           // running CUDA thread (linear id)
-  const std::uint32_t* warp_sync = nullptr;  // completed warp rendezvous, per warp
-  const std::uint32_t* warp_full = nullptr;  // warp_sync after the warp's last all-lanes rendezvous
-  std::uint32_t nsites = 0;                  // entries of sites; bank has 64 per site
+  // The running CUDA thread (linear id), the warp rendezvous its warp has
+  // completed, and that count after the warp's last rendezvous of all its
+  // lanes. Set whenever the scheduler resumes a thread: rendezvous complete
+  // only in the scheduler, between resumes (src/scheduler.cpp).
+  unsigned me = 0;
+  std::uint32_t my_wsync = 0, my_full = 0;
+  std::uint32_t nsites = 0;  // entries of sites; bank has 64 per site
   SiteSlot* sites = nullptr;
   BankSlot* bank = nullptr;  // [(id * 2 + store) * 32 + warp]
   // extern __shared__: pointers in [arena_begin, arena_begin + arena_span)
@@ -89,8 +103,8 @@ inline int site_id(const Site* site) { return __atomic_load_n(&site->id, __ATOMI
 // ---- recording (shared with the slow path) ----------------------------------------
 // Thread `me` (whose warp has completed `wsync` rendezvous) accessed word s in
 // epoch e at `site`: it becomes the writer, or the word's first or second reader.
-inline void note_shadow(Shadow& s, bool read, bool write, std::uint32_t e, unsigned me, std::uint32_t wsync,
-                        const Site* site) {
+COURSE_CPU_HOT void note_shadow(Shadow& s, bool read, bool write, std::uint32_t e, unsigned me, std::uint32_t wsync,
+                                const Site* site) {
   if (read) {
     if (s.r_epoch != e) {
       s.r_epoch = e;
@@ -114,7 +128,7 @@ inline void note_shadow(Shadow& s, bool read, bool write, std::uint32_t e, unsig
   }
 }
 
-inline void bank_note(Hot& h, int id, bool store, unsigned me, std::uint32_t word, unsigned width) {
+COURSE_CPU_HOT void bank_note(Hot& h, int id, bool store, unsigned me, std::uint32_t word, unsigned width) {
   const std::uint32_t index = ((static_cast<std::uint32_t>(id) * 2u + store) << 5) + (me >> 5);
   BankSlot& b = h.bank[index];
   if (b.epoch != h.epoch) [[unlikely]]
@@ -123,13 +137,12 @@ inline void bank_note(Hot& h, int id, bool store, unsigned me, std::uint32_t wor
   const unsigned n = b.next[lane]++;
   if (n >= b.nreq) [[unlikely]]
     bank_grow(b, n);
-  Request& r = b.req[n];
-  r.word[lane] = word;
-  r.mask |= 1u << lane;
+  b.req[n].word[lane] = static_cast<std::uint16_t>(word);
 }
 
 // The load and/or store request of thread `me` for shared words [first, last].
-inline void note_banks(Hot& h, int id, unsigned me, std::size_t first, std::size_t last, bool read, bool write) {
+COURSE_CPU_HOT void note_banks(Hot& h, int id, unsigned me, std::size_t first, std::size_t last, bool read,
+                               bool write) {
   const unsigned width = static_cast<unsigned>(last - first + 1);
   if (read) bank_note(h, id, false, me, static_cast<std::uint32_t>(first), width);
   if (write) bank_note(h, id, true, me, static_cast<std::uint32_t>(first), width);
@@ -139,28 +152,35 @@ inline void note_banks(Hot& h, int id, unsigned me, std::size_t first, std::size
 // Checks and records an access of shared words [first, last] that needs no
 // report. False: something is to be reported; nothing was recorded and the
 // caller takes the slow path.
-inline bool shared_fast(Hot& h, const Site* site, int id, Shadow* words, std::size_t first, std::size_t last,
-                        Access kind) {
+COURSE_CPU_HOT bool shared_fast(Hot& h, const Site* site, int id, Shadow* words, std::size_t first, std::size_t last,
+                                Access kind) {
   const bool read = reads(kind);
   const bool write = writes(kind);
   const std::uint32_t e = h.epoch;
   const unsigned me = h.me;
-  const std::uint32_t my = h.warp_sync[me >> 5];
+  const std::uint32_t my = h.my_wsync;
   // Ordered by an all-lanes warp rendezvous since the other access; a
   // rendezvous of only some lanes is left to the slow path.
-  const std::uint32_t full = h.warp_full[me >> 5];
-  auto ordered = [&](unsigned other, std::uint32_t other_wsync) {
+  const std::uint32_t full = h.my_full;
+  auto ordered = [&](unsigned other, std::uint32_t other_wsync) __attribute__((always_inline)) {
     return other == me || ((other >> 5) == (me >> 5) && other_wsync < full);
   };
-  for (std::size_t i = first; i <= last; ++i) {
-    const Shadow& s = words[i];
+  // Whether word s can be accessed without a report.
+  auto clean = [&](const Shadow& s) __attribute__((always_inline)) {
     if (s.copy_pending) return false;
     if (read && (s.w_epoch == e ? !ordered(s.writer, s.w_wsync) : s.w_epoch < h.block_first_epoch)) return false;
-    if (write &&
-        ((s.w_epoch == e && !ordered(s.writer, s.w_wsync)) || (s.r_epoch == e && !ordered(s.reader, s.r_wsync)) ||
-         (s.r2_epoch == e && !ordered(s.reader2, s.r2_wsync))))
-      return false;
+    return !write ||
+           !((s.w_epoch == e && !ordered(s.writer, s.w_wsync)) || (s.r_epoch == e && !ordered(s.reader, s.r_wsync)) ||
+             (s.r2_epoch == e && !ordered(s.reader2, s.r2_wsync)));
+  };
+  if (first == last) [[likely]] {  // one word (most accesses): no loops, which compile to much slower code here
+    if (!clean(words[first])) return false;
+    note_shadow(words[first], read, write, e, me, my, site);
+    note_banks(h, id, me, first, first, read, write);
+    return true;
   }
+  for (std::size_t i = first; i <= last; ++i)
+    if (!clean(words[i])) return false;
   for (std::size_t i = first; i <= last; ++i) note_shadow(words[i], read, write, e, me, my, site);
   note_banks(h, id, me, first, last, read, write);
   return true;
@@ -169,7 +189,7 @@ inline bool shared_fast(Hot& h, const Site* site, int id, Shadow* words, std::si
 // The fast path of an element of a static __shared__ array: true if the
 // access was checked and recorded (perform it), false: take the slow path.
 template <std::size_t Size>
-inline bool fast_static(const Site* site, const void* root, const void* p, bool bad, Access kind) {
+COURSE_CPU_HOT bool fast_static(const Site* site, const void* root, const void* p, bool bad, Access kind) {
   Hot* h = tl_hot;
   if (h == nullptr) return true;  // host code, fast-mode launch: slow path would say the same
   const int id = site_id(site);
@@ -184,7 +204,7 @@ inline bool fast_static(const Site* site, const void* root, const void* p, bool 
 
 // The fast path of an element behind a pointer (parameter, extern __shared__).
 template <std::size_t Size>
-inline bool fast_pointer(const Site* site, const void* base, const void* p, Access kind) {
+COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void* p, Access kind) {
   Hot* h = tl_hot;
   if (h == nullptr) return true;
   const auto b = reinterpret_cast<std::uintptr_t>(base);
