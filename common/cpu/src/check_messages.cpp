@@ -1,7 +1,9 @@
-// CPU backend of the course, check mode: the sentences of its findings.
+// CPU backend of the course: the sentences a student reads about a kernel,
+// check mode's findings and the crash reports of both modes.
 #include "check_messages.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -274,5 +276,60 @@ std::string misaligned_access_text(const Who& who, const MisalignedAccess& acces
        "is only when i is), and load single elements elsewhere.";
   return m.str();
 }
+
+// ---- crashes ----------------------------------------------------------------------
+
+void host_access_text(char* buf, std::size_t n, const char* verb, const void* addr, std::size_t offset,
+                      const Allocation& a) {
+  std::snprintf(buf, n,
+                "\n[course-cpu] FATAL: host code %s device memory: address %p is byte %zu of a buffer cudaMalloc'ed "
+                "with %zu bytes (at %p).\n",
+                verb, addr, offset, a.size, reinterpret_cast<void*>(a.begin));
+}
+
+const char kHostAccessFixText[] =
+    "[course-cpu] A pointer from cudaMalloc may be dereferenced only in device code: on a GPU this access is a "
+    "segmentation fault too. Copy the data with cudaMemcpy (cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice) and "
+    "use the host copy, or set device memory with cudaMemset or a kernel.\n";
+
+void crash_header_text(char* buf, std::size_t n, const LaunchSite& site, uint3 block, uint3 thread) {
+  std::snprintf(buf, n,
+                "\n[course-cpu] FATAL: kernel '%s' (launched at %s:%d) crashed in block (%u,%u,%u), "
+                "thread (%u,%u,%u).\n",
+                site.kernel, site.file, site.line, block.x, block.y, block.z, thread.x, thread.y, thread.z);
+}
+
+void past_the_end_text(char* buf, std::size_t n, const void* addr, std::size_t past, const Allocation& a) {
+  std::snprintf(buf, n,
+                "[course-cpu] It accessed address %p, which is %zu bytes past the end of a GPU buffer "
+                "(cudaMalloc of %zu bytes at %p).\n"
+                "[course-cpu] On a GPU this is an illegal memory access (cudaErrorIllegalAddress): "
+                "a bounds check such as `if (i < n)` is probably missing or wrong.\n",
+                addr, past, a.size, reinterpret_cast<void*>(a.begin));
+}
+
+void stack_overflow_text(char* buf, std::size_t n, const void* addr) {
+  std::snprintf(buf, n,
+                "[course-cpu] The CUDA thread ran out of stack (address %p): local arrays are too "
+                "large or recursion is too deep. Raise COURSE_CPU_STACK_KB (default 256).\n",
+                addr);
+}
+
+void outside_buffers_text(char* buf, std::size_t n, const void* addr) {
+  std::snprintf(buf, n,
+                "[course-cpu] It accessed address %p, which is not inside any GPU buffer: a host "
+                "pointer passed to the kernel, a null pointer, or an index far out of bounds.\n",
+                addr);
+}
+
+const char kGeneralProtectionText[] =
+    "[course-cpu] It made a general-protection fault, which comes without an address: most likely a float4, "
+    "int4 or double2 load or store at an address that is not a multiple of 16 bytes (on a GPU: "
+    "cudaErrorMisalignedAddress), or a wild pointer. A vector access needs an index that is a multiple of "
+    "the vector's width from an aligned start.\n";
+
+const char kCrashHintText[] =
+    "[course-cpu] Run your lab's check-mode tests (their names start with labNN.check., e.g. "
+    "`ctest --test-dir build -R lab01.check` for lab 01) to get the exact file, line and variable.\n";
 
 }  // namespace course_cpu::detail

@@ -1,5 +1,7 @@
-// CPU backend of the course, check mode: the findings of the slow path
-// (check_record.cpp) as sentences for the student (check_messages.cpp).
+// CPU backend of the course: the sentences a student reads about a kernel,
+// in one place (check_messages.cpp): check mode's findings (from the slow
+// path, check_record.cpp) and the crash reports of either mode
+// (fault_handler.cpp).
 #pragma once
 
 #include "check_state.h"
@@ -89,5 +91,24 @@ std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, c
 // A __pipeline_memcpy_async that a GPU would not run: a size other than 4, 8 or 16, zfill larger than the size, a
 // destination outside shared memory or a source outside every cudaMalloc'ed buffer (`problem` says which).
 std::string bad_async_copy_text(const Who& who, int line, const std::string& problem);
+
+// ---- crashes (fault_handler.cpp) ----------------------------------------------------
+// Each writes its sentence into buf (n bytes) without allocating: a signal
+// handler calls them.
+// Host code read or wrote (`verb`) byte `offset` of a cudaMalloc'ed buffer.
+void host_access_text(char* buf, std::size_t n, const char* verb, const void* addr, std::size_t offset,
+                      const Allocation& a);
+// Which kernel, block and thread crashed.
+void crash_header_text(char* buf, std::size_t n, const LaunchSite& site, uint3 block, uint3 thread);
+// The crash's cause: `past` bytes past the end of buffer a; the fiber stack's guard page; an address in no buffer.
+void past_the_end_text(char* buf, std::size_t n, const void* addr, std::size_t past, const Allocation& a);
+void stack_overflow_text(char* buf, std::size_t n, const void* addr);
+void outside_buffers_text(char* buf, std::size_t n, const void* addr);
+// A general-protection fault (no address: most likely a misaligned vector access).
+extern const char kGeneralProtectionText[];
+// What to do instead of touching device memory from host code.
+extern const char kHostAccessFixText[];
+// Where to get the file, line and variable of a crash.
+extern const char kCrashHintText[];
 
 }  // namespace course_cpu::detail

@@ -1,6 +1,7 @@
 // CPU backend of the course: turning a segmentation fault inside a kernel
 // into a message a student can act on. In fast mode an out-of-bounds write
 // just past a cudaMalloc'ed buffer hits the guard page after it (memory.cpp).
+#include "check_messages.h"
 #include "scheduler.h"
 
 #include <signal.h>
@@ -36,15 +37,10 @@ const char* access_verb(const void* context) {
 // Host code touched a cudaMalloc buffer outside any kernel (memory.cpp keeps them PROT_NONE there).
 void host_access(const void* addr, const Allocation& a, const void* context) {
   char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "\n[course-cpu] FATAL: host code %s device memory: address %p is byte %zu of a buffer cudaMalloc'ed "
-                "with %zu bytes (at %p).\n",
-                access_verb(context), addr, static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(addr) - a.begin),
-                a.size, reinterpret_cast<void*>(a.begin));
+  host_access_text(buf, sizeof buf, access_verb(context), addr,
+                   static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(addr) - a.begin), a);
   say(buf);
-  say("[course-cpu] A pointer from cudaMalloc may be dereferenced only in device code: on a GPU this access is a "
-      "segmentation fault too. Copy the data with cudaMemcpy (cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice) and "
-      "use the host copy, or set device memory with cudaMemset or a kernel.\n");
+  say(kHostAccessFixText);
   _exit(EXIT_FAILURE);
 }
 
@@ -64,44 +60,24 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   }
   char buf[2048];
   const void* addr = info->si_addr;
-  const uint3 b = w->block.idx, th = t->idx;
-  std::snprintf(buf, sizeof buf,
-                "\n[course-cpu] FATAL: kernel '%s' (launched at %s:%d) crashed in block (%u,%u,%u), "
-                "thread (%u,%u,%u).\n",
-                site->kernel, site->file, site->line, b.x, b.y, b.z, th.x, th.y, th.z);
+  crash_header_text(buf, sizeof buf, *site, w->block.idx, t->idx);
   say(buf);
   Allocation a;
   if (find_guarded_allocation(addr, &a)) {
-    std::snprintf(buf, sizeof buf,
-                  "[course-cpu] It accessed address %p, which is %zu bytes past the end of a GPU buffer "
-                  "(cudaMalloc of %zu bytes at %p).\n"
-                  "[course-cpu] On a GPU this is an illegal memory access (cudaErrorIllegalAddress): "
-                  "a bounds check such as `if (i < n)` is probably missing or wrong.\n",
-                  addr, static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(addr) - (a.begin + a.size)), a.size,
-                  reinterpret_cast<void*>(a.begin));
+    past_the_end_text(buf, sizeof buf, addr,
+                      static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(addr) - (a.begin + a.size)), a);
   } else if (w->stacks.in_guard_page(addr)) {
-    std::snprintf(buf, sizeof buf,
-                  "[course-cpu] The CUDA thread ran out of stack (address %p): local arrays are too "
-                  "large or recursion is too deep. Raise COURSE_CPU_STACK_KB (default 256).\n",
-                  addr);
+    stack_overflow_text(buf, sizeof buf, addr);
   } else if (sig == SIGSEGV && info->si_code == SI_KERNEL) {
     // A general-protection fault: x86 gives no address for it. Inside a kernel it most often comes from an aligned
     // vector instruction (the compiler uses one for float4, int4, double2) at an address that is not a multiple of
     // 16, rarely from a wild pointer.
-    say("[course-cpu] It made a general-protection fault, which comes without an address: most likely a float4, "
-        "int4 or double2 load or store at an address that is not a multiple of 16 bytes (on a GPU: "
-        "cudaErrorMisalignedAddress), or a wild pointer. A vector access needs an index that is a multiple of "
-        "the vector's width from an aligned start.\n");
-    buf[0] = '\0';
+    std::snprintf(buf, sizeof buf, "%s", kGeneralProtectionText);
   } else {
-    std::snprintf(buf, sizeof buf,
-                  "[course-cpu] It accessed address %p, which is not inside any GPU buffer: a host "
-                  "pointer passed to the kernel, a null pointer, or an index far out of bounds.\n",
-                  addr);
+    outside_buffers_text(buf, sizeof buf, addr);
   }
   say(buf);
-  say("[course-cpu] Run your lab's check-mode tests (their names start with labNN.check., e.g. "
-      "`ctest --test-dir build -R lab01.check` for lab 01) to get the exact file, line and variable.\n");
+  say(kCrashHintText);
   _exit(EXIT_FAILURE);
 }
 
