@@ -12,9 +12,13 @@
 
 namespace course_rewrite {
 
-std::string Rewriter::site_lambda(const std::string& name, bool local_pointer) const {
+std::string Rewriter::site_lambda(const std::string& name, bool local_pointer, bool device_param) const {
   return std::string("[] { static constinit ::course_cpu::check::Site site{\"") + escape(name) +
-         "\", __FILE__, __LINE__, 0" + (local_pointer ? ", true" : "") + "}; return &site; }()";
+         "\", __FILE__, __LINE__, 0" +
+         (local_pointer  ? ", true"
+          : device_param ? ", false, false, true"
+                         : "") +
+         "}; return &site; }()";
 }
 
 bool Rewriter::unary_star(std::size_t k, const Function& fn) const {
@@ -53,7 +57,8 @@ std::string Rewriter::checked_root(std::size_t k, const Function& fn) const {
   const std::string name(toks_[k].text);
   const bool local = fn.local_pointers.count(name) || fn.auto_locals.count(name);
   const char* root = fn.auto_locals.count(name) ? "::course_cpu::check::root_or_self(" : "::course_cpu::check::root(";
-  return root + name + ", " + site_lambda(name, local) + ")";
+  const bool device_param = !fn.kernel && fn.pointer_params.count(name) > 0;
+  return root + name + ", " + site_lambda(name, local, device_param) + ")";
 }
 
 bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const {

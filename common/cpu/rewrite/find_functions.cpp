@@ -49,7 +49,8 @@ void Rewriter::find_functions() {
     if (b >= toks_.size() || !is_punct(b, "{") || seen_bodies.count(b)) continue;
     seen_bodies.insert(b);
     Function f{b, match(b), pointer_params(open, close), {}, ""};
-    if (is_ident(i, "__global__") && is_ident(prev(open))) f.kernel_address = kernel_address(prev(open), open, close);
+    f.kernel = is_ident(i, "__global__");
+    if (f.kernel && is_ident(prev(open))) f.kernel_address = kernel_address(prev(open), open, close);
     functions_.push_back(std::move(f));
   }
 }

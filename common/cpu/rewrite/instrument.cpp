@@ -56,9 +56,10 @@ void Rewriter::instrument() {
       std::size_t close = npos;
       if (checked_subscript(k, fn, local)) {
         const std::string name(t);  // local_pointers() leaves out shared arrays and pointer parameters
-        const char* macro = fn.local_pointers.count(name) ? "COURSE_CHECKED_LOCAL("
-                            : fn.auto_locals.count(name)  ? "COURSE_CHECKED_AUTO("
-                                                          : "COURSE_CHECKED(";
+        const char* macro = fn.local_pointers.count(name)                     ? "COURSE_CHECKED_LOCAL("
+                            : fn.auto_locals.count(name)                      ? "COURSE_CHECKED_AUTO("
+                            : !fn.kernel && fn.pointer_params.count(name) > 0 ? "COURSE_CHECKED_DEVICE_PARAM("
+                                                                              : "COURSE_CHECKED(";
         edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
       } else if (cast_subscript(k, &close)) {
         // The cast's value is a pointer: checked like a local pointer, named by the cast's text in messages.
@@ -266,8 +267,9 @@ std::set<std::string> Rewriter::local_pointers(const Function& fn, const std::se
 // `auto v = s[i];` would make v the element proxy (reading s[i] whenever v
 // is used, writing s[i] on `v = ...`). In CUDA v is a copy, so the
 // initializer becomes `::course_cpu::check::value(s[i])`, which gives the
-// element's value (and leaves anything else as it is). `auto&`, `auto*`
-// and `const auto&` declarations are left alone.
+// element's value (and leaves anything else as it is). In `auto* row =
+// tile[i];` it is the row's pointer, as the array decays. `auto&` and
+// `const auto&` declarations are left alone.
 void Rewriter::decay_auto_initializers(std::size_t k, const Function& fn, const std::set<std::string>& local) {
   std::size_t q = next(k);
   while (is_ident(q, "const") || is_ident(q, "volatile")) q = next(q);
@@ -289,6 +291,7 @@ void Rewriter::decay_auto_initializers(std::size_t k, const Function& fn, const 
     return;
   }
   for (;;) {
+    while (is_punct(q, "*") || is_ident(q, "const") || is_ident(q, "volatile")) q = next(q);  // auto* p = ...
     if (!is_ident(q) || !is_punct(next(q), "=")) return;
     const std::size_t first = next(next(q));
     int depth = 0;

@@ -47,6 +47,9 @@ struct Function {
   // Check mode: `auto` locals (`auto row = A + r * k;`), whose subscripts are checked like a local pointer's where the
   // variable is a pointer, and left as they are where it is not (COURSE_CHECKED_AUTO).
   std::set<std::string> auto_locals;
+  // A __global__ function; else a __device__ one, whose pointer parameters come from device code
+  // (COURSE_CHECKED_DEVICE_PARAM).
+  bool kernel = false;
 };
 
 class Rewriter {
@@ -192,7 +195,7 @@ class Rewriter {
   // `::course_cpu::check::root(p, SITE)` for the checked name at token k (root_or_self for an auto local).
   std::string checked_root(std::size_t k, const Function& fn) const;
   // `[] { static constinit Site site{"name", __FILE__, __LINE__, 0[, true]}; return &site; }()`
-  std::string site_lambda(const std::string& name, bool local_pointer) const;
+  std::string site_lambda(const std::string& name, bool local_pointer, bool device_param = false) const;
   // `((T*)x)[` at the '(' token k: a C-style cast to a pointer, subscripted in place; `close` is the outer ')'.
   bool c_cast_subscript(std::size_t k, std::size_t* close) const;
 

@@ -166,6 +166,14 @@ std::string shared_index_text(const check::AccessInfo& info, const Region& regio
 
 std::string not_a_device_pointer_text(const Who& who, check::Access kind, const check::AccessInfo& info) {
   std::ostringstream m;
+  if (info.site->device_param) {
+    m << "pointer parameter '" << info.site->var << "' of a __device__ function "
+      << (info.base == nullptr ? "is a null pointer" : "points into no memory the GPU can reach") << ": "
+      << who_does(who, kind, info)
+      << ". Pass it a pointer into a cudaMalloc'ed buffer, shared memory, the thread's own local variables or a "
+         "__device__ variable.";
+    return m.str();
+  }
   if (info.base == nullptr)
     m << "kernel parameter '" << info.site->var << "' is a null pointer: " << who_does(who, kind, info)
       << ". Allocate the buffer with cudaMalloc before the launch and pass that pointer.";

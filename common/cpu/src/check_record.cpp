@@ -15,10 +15,46 @@
 // rules); record() below is the slow path that also writes the messages.
 #include "check_messages.h"
 
+#include <link.h>
+
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace course_cpu::detail {
 namespace {
+
+// Whether p is in the program's own image (its loaded segments: code, constants, globals), where __device__ and
+// __constant__ variables live here.
+bool in_program_image(const void* p) {
+  static const std::vector<std::pair<std::uintptr_t, std::uintptr_t>> segments = [] {
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> v;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+          if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') return 0;  // a shared library
+          auto& out = *static_cast<std::vector<std::pair<std::uintptr_t, std::uintptr_t>>*>(data);
+          for (int i = 0; i < info->dlpi_phnum; ++i)
+            if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+              const std::uintptr_t b = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+              out.emplace_back(b, b + info->dlpi_phdr[i].p_memsz);
+            }
+          return 1;  // the program comes first
+        },
+        &v);
+    return v;
+  }();
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  for (const auto& [b, e] : segments)
+    if (a >= b && a < e) return true;
+  return false;
+}
+
+// Memory a pointer made in device code may point to besides shared and global memory: the running thread's own
+// local memory (its fiber stack) and the program's __device__ and __constant__ variables.
+bool device_side_memory(const ThreadSlot& t, const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  return (a < t.stack_top && t.stack_top - a <= fiber_stack_bytes()) || in_program_image(p);
+}
 
 // True if the `bytes` bytes at p all still hold kSharedFill.
 bool still_filled(const unsigned char* p, std::size_t bytes) {
@@ -119,6 +155,8 @@ bool record(const AccessInfo& info, Access kind) {
       Allocation a;
       if (!global_allocation_of(c, info.base, &a)) {
         if (info.site->local_pointer) return true;  // a local array, or not used where it points: unchecked
+        if (info.site->device_param && device_side_memory(*t, info.addr))
+          return true;  // local or __device__: unchecked
         w->illegal_address = true;
         report(who, "not-a-device-pointer", info, [&] { return not_a_device_pointer_text(who, kind, info); });
         return false;

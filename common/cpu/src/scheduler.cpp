@@ -83,6 +83,8 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
     s.fiber = ctx::fiber(
         std::allocator_arg, PooledStack{&w.stacks}, [slot, &w, thunk, closure](ctx::fiber&& sink) -> ctx::fiber {
           slot->sink = std::move(sink);
+          const char top = 0;
+          slot->stack_top = reinterpret_cast<std::uintptr_t>(&top) + 64;  // and what the compiler puts above `top`
           try {
             thunk(closure);
           } catch (const ctx::detail::forced_unwind&) {

@@ -54,6 +54,9 @@ struct ThreadSlot {
   // asynchronous copies into shared memory (async_copy.cpp)
   std::vector<PendingCopy> copies;
   std::uint32_t groups = 0;  // groups committed
+  // The top of the thread's fiber stack as its body starts: its local variables lie below, within the worker's
+  // stack size (check mode: a pointer there is the thread's own local memory).
+  std::uintptr_t stack_top = 0;
 };
 
 struct CheckState;  // check_state.h

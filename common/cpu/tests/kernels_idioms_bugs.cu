@@ -168,3 +168,64 @@ cudaError_t run_index_forms(const int* in, const int* col, const float* x, float
   indexForms<<<1, 32>>>(in, col, x, out, n);
   return cudaDeviceSynchronize();
 }
+
+// Pointer parameters of __device__ helpers pointing into the thread's local array, its local variables, a __constant__
+// table and a __device__ array: valid CUDA, performed unchecked in check mode (these once were reported as "not a
+// device pointer" and not performed). A host pointer handed to a helper is reported: on a GPU it is an illegal address.
+__constant__ float idiomWeights[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+__device__ float idiomScratch[64];
+__device__ void fillFour(float* v, float x) {
+  for (int i = 0; i < 4; ++i) v[i] = x + static_cast<float>(i);
+}
+__device__ float dotFour(const float* a, const float* b) {
+  float sum = 0.0f;
+  for (int i = 0; i < 4; ++i) sum += a[i] * b[i];
+  return sum;
+}
+__device__ void minMaxFour(const float* v, float* lo, float* hi) {
+  *lo = v[0];
+  *hi = v[0];
+  for (int i = 1; i < 4; ++i) {
+    *lo = fminf(*lo, v[i]);
+    *hi = fmaxf(*hi, v[i]);
+  }
+}
+__device__ void stash(float* dst, int i, float v) { dst[i] = v; }  // @stash
+__global__ void devicePointerHelpers(const float* in, float* out) {
+  float regs[4];
+  fillFour(regs, in[threadIdx.x]);
+  float lo, hi;
+  minMaxFour(regs, &lo, &hi);
+  stash(idiomScratch, threadIdx.x, dotFour(regs, idiomWeights));
+  out[threadIdx.x] = idiomScratch[threadIdx.x] + lo + hi;
+}
+__global__ void hostPointerToHelper(const float* in, float* out) { stash(out, threadIdx.x, in[threadIdx.x]); }
+cudaError_t run_device_pointer_helpers(const float* in, float* out, bool host_out) {
+  if (host_out)
+    hostPointerToHelper<<<1, 32>>>(in, out);
+  else
+    devicePointerHelpers<<<1, 32>>>(in, out);
+  return cudaDeviceSynchronize();
+}
+
+// Rows of a 2D tile used as arrays (`auto* row = tile[i]`, `for (float x : tile[i])`, `&tile[i]`) and a ?: macro
+// in constant expressions (a shared array's size, a constexpr): these once failed to compile in check mode.
+#define ROW_MAX(a, b) ((a) > (b) ? (a) : (b))
+constexpr int kRowPad = ROW_MAX(32 / 16, 1);
+__global__ void rowForms(float* out) {
+  __shared__ float tile[4][8];
+  __shared__ float spare[ROW_MAX(32, 16) + kRowPad];
+  const int t = threadIdx.x;
+  tile[t / 8][t % 8] = static_cast<float>(t);
+  spare[t] = 1.0f;
+  __syncthreads();
+  auto* row = tile[t / 8];
+  float sum = 0.0f;
+  for (float x : tile[t / 8]) sum += x;
+  float(*whole)[8] = &tile[t / 8];
+  out[t] = row[t % 8] + sum + (*whole)[7 - t % 8] + spare[31 - t];
+}
+cudaError_t run_row_forms(float* out) {
+  rowForms<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}

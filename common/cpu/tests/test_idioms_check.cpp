@@ -118,3 +118,42 @@ TEST(IdiomBugs, ElementsAsIndicesAndLambdasOverElements) {
     EXPECT_EQ(got[t], want) << t;
   }
 }
+
+// A __device__ helper's pointer parameter may point to the thread's local array or variables, a __constant__ table or
+// a __device__ array: the kernel computes what a GPU computes and gets no diagnosis. Given a host pointer, the helper's
+// access is reported and the launch fails, as it does on a GPU.
+TEST(IdiomBugs, DeviceHelpersOverLocalConstantAndDeviceMemory) {
+  course_cpu::take_diagnostics();
+  std::vector<float> x(32);
+  for (int i = 0; i < 32; ++i) x[i] = 0.25f * static_cast<float>(i);
+  DeviceBuffer<float> in(x), out(32);
+  ASSERT_EQ(run_device_pointer_helpers(in.ptr, out.ptr, false), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(got[t], 12.0f * x[t] + 23.0f) << t;  // dot with 1..4, plus min and max
+
+  std::vector<float> host(32, 0.0f);
+  EXPECT_EQ(run_device_pointer_helpers(in.ptr, host.data(), true), cudaErrorIllegalAddress);
+  cudaGetLastError();
+  const auto d = naming("not-a-device-pointer", "@stash");
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].message.find("pointer parameter 'dst' of a __device__ function points into no memory the GPU can "
+                              "reach"),
+            std::string::npos)
+      << d[0].message;
+}
+
+// A row of a 2D tile kept in `auto*`, walked by a range-for and taken as `&tile[i]`, and a ?: macro in a shared
+// array's size and a constexpr: they compile in check mode and compute what a GPU computes, with no diagnosis.
+TEST(IdiomBugs, RowsOfATileAndMacrosInConstantExpressions) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  ASSERT_EQ(run_row_forms(out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) {
+    const int r = t / 8;
+    const float sum = static_cast<float>(64 * r + 28);  // 8r + 0 .. 8r + 7
+    EXPECT_EQ(got[t], static_cast<float>(t) + sum + static_cast<float>(8 * r + 7 - t % 8) + 1.0f) << t;
+  }
+}

@@ -315,6 +315,7 @@ TEST(Rewriter, ReturnedElementsBraceInitializersAndGenericLambdas) {
   const std::string src =
       "__device__ float& ref(float* p) { return p[0]; }\n"
       "__device__ auto copy(float* p) { return p[1]; }\n"
+      "__device__ void put(float* d) { *d = 1.0f; }\n"
       "__global__ void k(float* p, int x) {\n"
       "  auto at = [&](int i) { return *(p + i); };\n"
       "  auto get = [&] { return p[2]; };\n"
@@ -324,9 +325,17 @@ TEST(Rewriter, ReturnedElementsBraceInitializersAndGenericLambdas) {
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
-  EXPECT_TRUE(contains(out, "float& ref(float* p) { return COURSE_CHECKED(p, __LINE__)[0]; }")) << out;
+  // A __device__ function's pointer parameter may point to local or __device__ memory (Site::device_param).
+  EXPECT_TRUE(contains(out, "float& ref(float* p) { return COURSE_CHECKED_DEVICE_PARAM(p, __LINE__)[0]; }")) << out;
+  EXPECT_TRUE(contains(out,
+                       "auto copy(float* p) { return "
+                       "::course_cpu::check::value(COURSE_CHECKED_DEVICE_PARAM(p, __LINE__)[1]); }"))
+      << out;
   EXPECT_TRUE(
-      contains(out, "auto copy(float* p) { return ::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[1]); }"))
+      contains(out,
+               "void put(float* d) { ::course_cpu::check::root(d, [] { static constinit "
+               "::course_cpu::check::Site site{\"d\", __FILE__, __LINE__, 0, false, false, true}; return &site; "
+               "}())[0] = 1.0f; }"))
       << out;
   EXPECT_TRUE(contains(out, "{ return ::course_cpu::check::value(::course_cpu::check::root(p, ")) << out;
   EXPECT_TRUE(contains(out, "[&] { return ::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[2]); }")) << out;

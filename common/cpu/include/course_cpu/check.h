@@ -50,9 +50,13 @@ class ArrayView {
       return at(i);
     }
   }
-  // Non-subscript uses of a row (As[i] passed on) decay like the array would.
+  // Non-subscript uses of a row (As[i] passed on) decay like the array would; `auto* row = As[i]` deduces that
+  // pointer, `&As[i]` is a pointer to the row and `for (float x : As[i])` walks it (unchecked, like a pointer).
   using course_cpu_pointer_type = Elem*;
   operator Elem*() const { return first_; }
+  Sub* operator&() const { return reinterpret_cast<Sub*>(first_); }
+  Elem* begin() const { return first_; }
+  Elem* end() const { return first_ + kExtent; }
 
  private:
   template <class I>
@@ -122,8 +126,10 @@ class PointerView {
 // an element proxy becomes its value (a read), as `auto` copies the element
 // in CUDA, and a row of a 2D array (`auto row = tile[t];`) its pointer, as the
 // array decays; anything else is passed on as `auto` would copy it.
+// constexpr, so a macro's operand wrapped in it (`#define MAX(a, b) ...`) still makes a constant expression
+// (`__shared__ float s[MAX(BS, 32)];`, `constexpr int pad = MAX(BS / 16, 1);`).
 template <class X>
-inline auto value(X&& x) {
+constexpr auto value(X&& x) {
   if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_value_type; })
     return static_cast<typename std::remove_cvref_t<X>::course_cpu_value_type>(x);
   else if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_pointer_type; })
@@ -204,6 +210,11 @@ inline decltype(auto) deref_auto(X& x, const Site* site, long long offset) {
     static constinit ::course_cpu::check::Site site{#name, __FILE__, line, 0, true}; \
     return &site;                                                                    \
   }()
+#define COURSE_CPU_SITE_DEVICE_PARAM(name, line)                                                   \
+  [] {                                                                                             \
+    static constinit ::course_cpu::check::Site site{#name, __FILE__, line, 0, false, false, true}; \
+    return &site;                                                                                  \
+  }()
 #define COURSE_CPU_SITE_SCALAR(name, line)                                                  \
   [] {                                                                                      \
     static constinit ::course_cpu::check::Site site{#name, __FILE__, line, 0, false, true}; \
@@ -213,6 +224,9 @@ inline decltype(auto) deref_auto(X& x, const Site* site, long long offset) {
 #define COURSE_CHECKED(name, line) ::course_cpu::check::root(name, COURSE_CPU_SITE(name, line))
 // The same for a local pointer variable (Site::local_pointer).
 #define COURSE_CHECKED_LOCAL(name, line) ::course_cpu::check::root(name, COURSE_CPU_SITE_LOCAL(name, line))
+// The same for a pointer parameter of a __device__ function (Site::device_param).
+#define COURSE_CHECKED_DEVICE_PARAM(name, line) \
+  ::course_cpu::check::root(name, COURSE_CPU_SITE_DEVICE_PARAM(name, line))
 #define COURSE_CHECKED_AUTO(name, line) ::course_cpu::check::root_or_self(name, COURSE_CPU_SITE_LOCAL(name, line))
 // Every use of a __shared__ scalar `name` of an arithmetic type.
 #define COURSE_CHECKED_SCALAR(name, line) ::course_cpu::check::scalar(name, COURSE_CPU_SITE_SCALAR(name, line))

@@ -28,6 +28,9 @@ struct Site {
   bool local_pointer = false;
   // A __shared__ scalar (COURSE_CHECKED_SCALAR), checked as a one-element array: messages name it without an index.
   bool scalar = false;
+  // A pointer parameter of a __device__ function: it may also point to the thread's local memory or to a __device__
+  // or __constant__ variable, where the access is performed unchecked; anywhere else it is reported.
+  bool device_param = false;
 };
 
 // Extents of an array type, as a static table (so views stay small).
