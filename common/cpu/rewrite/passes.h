@@ -211,6 +211,10 @@ class Rewriter {
   // deduced (`swap(s[i], s[j])`, `warp_sum(s[tid])`): a proxy would deduce the proxy type, which `T&` cannot bind and
   // `T` computes in. The argument's parameter kind, or nothing.
   std::optional<Param> template_argument(std::size_t first, std::size_t last) const;
+  // Whether the identifier at `callee`, called at token `at`, names a callable object declared in the enclosing
+  // function, as a parameter (`F f`, `const Op& op`) or a local (`MaxOp op;`), whose operator() the rewriter cannot
+  // see: it may be a template deducing the proxy type. Its arguments get the element itself (element_ref).
+  bool callable_object(std::size_t callee, std::size_t at) const;
   // What a proxy [first, last] is wrapped in where it stands: `::course_cpu::check::value(` (?:, printf, a template's
   // `T` or `const T&`), `::course_cpu::check::element_ref(` (a template's `T&`: the element itself), or "".
   std::string proxy_wrapper(std::size_t first, std::size_t last) const;

@@ -124,13 +124,42 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   const std::size_t before = prev(callee);
   if (before != npos && (is_punct(before, ".") || is_punct(before, "->"))) return std::nullopt;  // a member
   const auto found = template_functions_.find(std::string(toks_[callee].text));
-  if (found == template_functions_.end() || found->second.empty()) return std::nullopt;
+  if (found == template_functions_.end() || found->second.empty()) {
+    // A functor or a callable parameter: a by-value `T` copies the element, a `T&` binds it, as in CUDA.
+    if (found == template_functions_.end() && callable_object(callee, first)) return Param::reference;
+    return std::nullopt;
+  }
   const std::vector<Param>& params = found->second;
   Param kind = index < params.size() ? params[index] : params.back();
   if (index >= params.size() && kind != Param::value_pack && kind != Param::reference_pack) return std::nullopt;
   if (kind == Param::value_pack) kind = Param::value;
   if (kind == Param::reference_pack) kind = Param::reference;
   return kind;
+}
+
+bool Rewriter::callable_object(std::size_t callee, std::size_t at) const {
+  const Function* fn = nullptr;
+  for (const Function& f : functions_)
+    if (f.body_open < at && at < f.body_close) fn = &f;
+  if (fn == nullptr) return false;
+  // The parameter list: the ( ) before the body, over qualifiers and a trailing return type.
+  std::size_t k = prev(fn->body_open);
+  while (k != npos && !is_punct(k, ")")) k = prev(k);
+  const std::size_t params = k == npos ? npos : match_back(k);
+  if (params == npos) return false;
+  const std::string_view name = toks_[callee].text;
+  for (std::size_t t = next(params); t < callee; t = next(t)) {
+    if (!is_ident(t, name) || t == callee) continue;
+    const std::size_t before = prev(t), after = next(t);
+    // A declarator: after a type (a name, `>`, `&`, `&&`, `*`), before `;`, `,`, `)`, `{` or `(`; not a lambda
+    // (`auto f = [...]`, whose parameters the rewriter reads) and not a use (`op(x)` after `;`).
+    const bool typed = before != npos && (is_ident(before) || is_punct(before, ">") || is_punct(before, "&") ||
+                                          is_punct(before, "&&") || is_punct(before, "*"));
+    const bool ends = is_punct(after, ";") || is_punct(after, ",") || is_punct(after, ")") || is_punct(after, "{") ||
+                      (is_punct(after, "(") && t < fn->body_open);
+    if (typed && ends && !is_ident(before, "return") && !is_ident(before, "auto")) return true;
+  }
+  return false;
 }
 
 void Rewriter::generic_lambdas(const Function& fn) {

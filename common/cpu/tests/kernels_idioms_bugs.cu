@@ -229,3 +229,50 @@ cudaError_t run_row_forms(float* out) {
   rowForms<<<1, 32>>>(out);
   return cudaDeviceSynchronize();
 }
+
+// Elements handed to callables whose operator() the rewriter cannot see: a functor with a member template deducing
+// T by value, and a generic lambda passed to a function template (by value, by auto&, through a const pointer). In
+// CUDA a by-value T copies the element; these once copied the proxy, so `r = b` or `v *= v` wrote the element.
+struct IdiomMaxOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    T r = a;
+    if (b > r) r = b;
+    return r;
+  }
+};
+template <class F>
+__device__ float mapAt(float* p, int i, F f) {
+  return f(p[i]);
+}
+template <class F>
+__device__ float mapConst(const float* p, int i, F f) {
+  return f(p[i]);
+}
+template <class F>
+__device__ void forOwn(float* p, F f) {
+  f(p[threadIdx.x]);
+}
+__global__ void callableForms(float* data, float* out) {
+  __shared__ float s[32];
+  const int t = threadIdx.x;
+  s[t] = static_cast<float>(t);
+  __syncthreads();
+  IdiomMaxOp op;
+  const float m = op(s[t], s[(t + 1) % 32]);
+  __syncthreads();
+  const float sq = mapAt(data, t, [](auto v) {
+    v *= v;
+    return v;
+  });
+  const float cq = mapConst(data, t, [](auto v) {
+    v *= v;
+    return v;
+  });
+  forOwn(data, [](auto& x) { x *= 2.0f; });
+  out[t] = m + s[t] + sq + cq;
+}
+cudaError_t run_callable_forms(float* data, float* out) {
+  callableForms<<<1, 32>>>(data, out);
+  return cudaDeviceSynchronize();
+}

@@ -157,3 +157,20 @@ TEST(IdiomBugs, RowsOfATileAndMacrosInConstantExpressions) {
     EXPECT_EQ(got[t], static_cast<float>(t) + sum + static_cast<float>(8 * r + 7 - t % 8) + 1.0f) << t;
   }
 }
+
+// A functor's member template and generic lambdas passed to function templates get the element as CUDA does: a
+// by-value T is a copy (assigning to it leaves the element alone), an auto& the element itself.
+TEST(IdiomBugs, ElementsGivenToFunctorsAndCallableParameters) {
+  course_cpu::take_diagnostics();
+  std::vector<float> x(32);
+  for (int i = 0; i < 32; ++i) x[i] = static_cast<float>(i % 5);
+  DeviceBuffer<float> data(x), out(32);
+  ASSERT_EQ(run_callable_forms(data.ptr, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<float> got = out.get(), after = data.get();
+  for (int t = 0; t < 32; ++t) {
+    const float m = t == 31 ? 31.0f : static_cast<float>(t + 1);
+    EXPECT_EQ(got[t], m + static_cast<float>(t) + 2.0f * x[t] * x[t]) << t;
+    EXPECT_EQ(after[t], 2.0f * x[t]) << t;  // only forOwn's auto& wrote it
+  }
+}

@@ -482,3 +482,26 @@ TEST(Rewriter, PreludeAndLineDirective) {
                        "#line 1 \"/p/a \\\"q\\\".cu\"\nint x;\n"))
       << out;
 }
+
+// A callable declared in the function (a functor object, a callable parameter) may deduce its parameter types: its
+// element arguments are the element itself; a lambda the rewriter reads, and a function, are left as they are.
+TEST(Rewriter, ElementsGivenToCallableObjectsAreTheElement) {
+  const std::string src =
+      "template <class F> __device__ float apply(float* p, F f) { return f(p[0]); }\n"
+      "__global__ void k(float* q) {\n"
+      "  __shared__ float s[32];\n"
+      "  MaxOp op;\n"
+      "  auto id = [](float v) { return v; };\n"
+      "  float m = op(s[1], s[2]) + id(s[3]) + fminf(s[4], 1.0f);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "return f(::course_cpu::check::element_ref(COURSE_CHECKED_DEVICE_PARAM(p, __LINE__)[0]));"))
+      << out;
+  EXPECT_TRUE(contains(out,
+                       "op(::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[1]), "
+                       "::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[2]))"))
+      << out;
+  EXPECT_TRUE(contains(out, "id(COURSE_CHECKED(s, __LINE__)[3])")) << out;
+  EXPECT_TRUE(contains(out, "fminf(COURSE_CHECKED(s, __LINE__)[4], 1.0f)")) << out;
+}
