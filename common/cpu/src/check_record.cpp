@@ -66,7 +66,7 @@ bool still_filled(const unsigned char* p, std::size_t bytes) {
 // Race, uninitialized-read and bookkeeping for one shared word; `filled`: its
 // bytes still hold the block's initial fill.
 void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::AccessInfo& info, bool read, bool write,
-                 bool filled, bool& reported_uninit) {
+                 bool filled, std::uint8_t bytes, bool& reported_uninit) {
   const std::uint32_t e = c.hot.epoch;
   const unsigned me = who.t.linear;
   const BlockRun& b = who.w.block;
@@ -89,7 +89,8 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
     check::note_shadow(s, read, false, e, me, my_wsync, info.site);  // the copy stays its writer
     return;
   }
-  const bool raced_writer = s.w_epoch == e && !ordered(s.writer, s.w_wsync);
+  // Only accesses of a common byte can race (`char` neighbours written by different threads do not).
+  const bool raced_writer = s.w_epoch == e && (s.w_bytes & bytes) != 0 && !ordered(s.writer, s.w_wsync);
   if (read) {
     if (raced_writer) {
       report(who, "race", info, [&] { return read_after_write_text(who, info, writer(), my_wsync); });
@@ -104,6 +105,7 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
       s.writer = static_cast<std::uint16_t>(me);
       s.w_wsync = 0;
       s.w_site = info.site;
+      s.w_bytes = 0xF;
     }
   }
   if (write) {
@@ -111,8 +113,8 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
       report(who, "race", info, [&] { return write_after_write_text(who, info, writer(), my_wsync); });
     } else {
       // A write after other threads' reads in the same epoch (write-after-read).
-      const bool r1 = s.r_epoch == e && !ordered(s.reader, s.r_wsync);
-      const bool r2 = s.r2_epoch == e && !ordered(s.reader2, s.r2_wsync);
+      const bool r1 = s.r_epoch == e && (s.r_bytes & bytes) != 0 && !ordered(s.reader, s.r_wsync);
+      const bool r2 = s.r2_epoch == e && (s.r2_bytes & bytes) != 0 && !ordered(s.reader2, s.r2_wsync);
       if (r1 || r2) {
         const OtherAccess reader = r1 ? OtherAccess{s.reader, s.r_site->line, s.r_site->var, s.r_wsync}
                                       : OtherAccess{s.reader2, s.r2_site->line, s.r2_site->var, s.r2_wsync};
@@ -120,7 +122,7 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
       }
     }
   }
-  check::note_shadow(s, read, write, e, me, my_wsync, info.site);
+  check::note_shadow(s, read, write, e, me, my_wsync, info.site, bytes);
 }
 
 }  // namespace
@@ -186,7 +188,10 @@ bool record(const AccessInfo& info, Access kind) {
     const std::uintptr_t word = region->begin + 4 * i;
     const std::size_t bytes = std::min<std::uintptr_t>(4, region->end - word);
     const bool filled = still_filled(reinterpret_cast<const unsigned char*>(word), bytes);
-    shared_word(who, c, region->words[i], info, read, write, filled, reported_uninit);
+    // The bytes of word i this access covers.
+    const std::uintptr_t lo = std::max(addr, word) - word, hi = std::min(addr + info.elem_size, word + 4) - word;
+    const auto mask = static_cast<std::uint8_t>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+    shared_word(who, c, region->words[i], info, read, write, filled, mask, reported_uninit);
   }
   note_banks(c.hot, id, t->linear, first, last, read, write);
   return true;

@@ -38,3 +38,4 @@ cudaError_t run_index_forms(const int* in, const int* col, const float* x, float
 cudaError_t run_device_pointer_helpers(const float* in, float* out, bool host_out);             // 32 each
 cudaError_t run_row_forms(float* out);                                                          // 32 floats
 cudaError_t run_callable_forms(float* data, float* out);                                        // 32 floats each
+cudaError_t run_byte_arrays(const int* in, int* out, int racy);                                 // 64 ints each

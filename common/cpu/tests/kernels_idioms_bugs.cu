@@ -276,3 +276,23 @@ cudaError_t run_callable_forms(float* data, float* out) {
   callableForms<<<1, 32>>>(data, out);
   return cudaDeviceSynchronize();
 }
+
+// bool, char and short arrays, each thread writing its own element: neighbours share a 4-byte word but are different
+// bytes, so no race (these once were reported as races). Two threads writing the same char still race. (A word keeps
+// the last writer's bytes only: had thread 1 written code[1] first, its write of code[0] would go unseen.)
+__global__ void byteArrays(const int* in, int* out, int racy) {
+  __shared__ bool flag[64];
+  __shared__ unsigned char code[64];
+  __shared__ short half[64];
+  const int t = threadIdx.x;
+  flag[t] = in[t] % 3 == 0;
+  if (racy && t == 1) code[0] = 7;  // @byte-race
+  code[t] = static_cast<unsigned char>(in[t] & 0xff);
+  half[t] = static_cast<short>(in[t] - 100);
+  __syncthreads();
+  out[t] = (flag[63 - t] ? 1 : 0) + code[63 - t] + half[(t + 1) % 64];
+}
+cudaError_t run_byte_arrays(const int* in, int* out, int racy) {
+  byteArrays<<<1, 64>>>(in, out, racy);
+  return cudaDeviceSynchronize();
+}

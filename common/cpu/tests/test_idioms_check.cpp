@@ -174,3 +174,21 @@ TEST(IdiomBugs, ElementsGivenToFunctorsAndCallableParameters) {
     EXPECT_EQ(after[t], 2.0f * x[t]) << t;  // only forOwn's auto& wrote it
   }
 }
+
+// Shared bool, char and short arrays written one element per thread: neighbours are different bytes of one word and
+// do not race; the same byte written by two threads in one barrier interval does.
+TEST(IdiomBugs, ByteArraysRaceOnlyOnACommonByte) {
+  course_cpu::take_diagnostics();
+  std::vector<int> x(64);
+  for (int i = 0; i < 64; ++i) x[i] = 90 + 3 * i;
+  DeviceBuffer<int> in(x), out(64);
+  ASSERT_EQ(run_byte_arrays(in.ptr, out.ptr, 0), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<int> got = out.get();
+  for (int t = 0; t < 64; ++t) {
+    const int o = x[63 - t];
+    EXPECT_EQ(got[t], (o % 3 == 0 ? 1 : 0) + (o & 0xff) + (x[(t + 1) % 64] - 100)) << t;
+  }
+  run_byte_arrays(in.ptr, out.ptr, 1);
+  EXPECT_FALSE(naming("race", "@byte-race").empty());
+}

@@ -28,11 +28,14 @@ namespace course_cpu::check {
 // One shadow record per 4-byte shared word: its last writer and up to two
 // readers of the current barrier interval ("epoch"), and whether an
 // asynchronous copy into it has started and no wait has covered it yet (its
-// issuing thread is then the writer; src/async_copy.cpp).
+// issuing thread is then the writer; src/async_copy.cpp). The byte masks say
+// which of the word's bytes the writer and readers touched: accesses of
+// different bytes (`char`, `short`, `bool` arrays) do not race.
 struct Shadow {
   std::uint32_t w_epoch = 0, r_epoch = 0, r2_epoch = 0;
   std::uint16_t writer = 0, reader = 0, reader2 = 0;
   bool copy_pending = false;
+  std::uint8_t w_bytes = 0xF, r_bytes = 0xF, r2_bytes = 0xF;
   std::uint32_t w_wsync = 0, r_wsync = 0, r2_wsync = 0;
   const Site* w_site = nullptr;
   const Site* r_site = nullptr;
@@ -101,23 +104,27 @@ void bank_grow(BankSlot& slot, unsigned n);
 inline int site_id(const Site* site) { return __atomic_load_n(&site->id, __ATOMIC_RELAXED); }
 
 // ---- recording (shared with the slow path) ----------------------------------------
-// Thread `me` (whose warp has completed `wsync` rendezvous) accessed word s in
-// epoch e at `site`: it becomes the writer, or the word's first or second reader.
+// Thread `me` (whose warp has completed `wsync` rendezvous) accessed the
+// `bytes` of word s in epoch e at `site`: it becomes the writer, or the word's
+// first or second reader.
 COURSE_CPU_HOT void note_shadow(Shadow& s, bool read, bool write, std::uint32_t e, unsigned me, std::uint32_t wsync,
-                                const Site* site) {
+                                const Site* site, std::uint8_t bytes = 0xF) {
   if (read) {
     if (s.r_epoch != e) {
       s.r_epoch = e;
       s.reader = static_cast<std::uint16_t>(me);
       s.r_wsync = wsync;
       s.r_site = site;
+      s.r_bytes = bytes;
     } else if (s.reader != me) {
       s.r2_epoch = e;
       s.reader2 = static_cast<std::uint16_t>(me);
       s.r2_wsync = wsync;
       s.r2_site = site;
+      s.r2_bytes = bytes;
     } else {
       s.r_wsync = wsync;
+      s.r_bytes |= bytes;
     }
   }
   if (write) {
@@ -125,6 +132,7 @@ COURSE_CPU_HOT void note_shadow(Shadow& s, bool read, bool write, std::uint32_t 
     s.writer = static_cast<std::uint16_t>(me);
     s.w_wsync = wsync;
     s.w_site = site;
+    s.w_bytes = bytes;
   }
 }
 
@@ -198,6 +206,7 @@ COURSE_CPU_HOT bool fast_static(const Site* site, const void* root, const void* 
   const auto b = reinterpret_cast<std::uintptr_t>(root);
   if (s.begin != b) return false;
   if (kind == Access::none) return true;
+  if constexpr (Size < 4) return false;  // part of a word: the slow path compares the bytes
   const std::size_t off = reinterpret_cast<std::uintptr_t>(p) - b;
   return shared_fast(*h, site, id, s.words, off / 4, (off + Size - 1) / 4, kind);
 }
@@ -218,6 +227,7 @@ COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void*
   if (b - h->arena_begin < h->arena_span) {
     if (a < h->arena_begin || a + Size > h->arena_end) return false;
     if (kind == Access::none) return true;
+    if constexpr (Size < 4) return false;  // part of a word: the slow path compares the bytes
     const int id = site_id(site);
     if (static_cast<std::uint32_t>(id) >= h->nsites || h->sites[id].site != site) return false;
     const std::size_t off = a - h->arena_begin;
