@@ -57,8 +57,7 @@ std::string Rewriter::checked_root(std::size_t k, const Function& fn) const {
   const std::string name(toks_[k].text);
   const bool local = fn.local_pointers.count(name) || fn.auto_locals.count(name);
   const char* root = fn.auto_locals.count(name) ? "::course_cpu::check::root_or_self(" : "::course_cpu::check::root(";
-  const bool device_param = !fn.kernel && fn.pointer_params.count(name) > 0;
-  return root + name + ", " + site_lambda(name, local, device_param) + ")";
+  return root + name + ", " + site_lambda(name, local, fn.device_param(name)) + ")";
 }
 
 bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const {

@@ -56,10 +56,10 @@ void Rewriter::instrument() {
       std::size_t close = npos;
       if (checked_subscript(k, fn, local)) {
         const std::string name(t);  // local_pointers() leaves out shared arrays and pointer parameters
-        const char* macro = fn.local_pointers.count(name)                     ? "COURSE_CHECKED_LOCAL("
-                            : fn.auto_locals.count(name)                      ? "COURSE_CHECKED_AUTO("
-                            : !fn.kernel && fn.pointer_params.count(name) > 0 ? "COURSE_CHECKED_DEVICE_PARAM("
-                                                                              : "COURSE_CHECKED(";
+        const char* macro = fn.local_pointers.count(name) ? "COURSE_CHECKED_LOCAL("
+                            : fn.auto_locals.count(name)  ? "COURSE_CHECKED_AUTO("
+                            : fn.device_param(name)       ? "COURSE_CHECKED_DEVICE_PARAM("
+                                                          : "COURSE_CHECKED(";
         edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
       } else if (cast_subscript(k, &close)) {
         // The cast's value is a pointer: checked like a local pointer, named by the cast's text in messages.

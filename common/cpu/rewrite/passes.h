@@ -50,6 +50,7 @@ struct Function {
   // A __global__ function; else a __device__ one, whose pointer parameters come from device code
   // (COURSE_CHECKED_DEVICE_PARAM).
   bool kernel = false;
+  bool device_param(const std::string& name) const { return !kernel && pointer_params.count(name) > 0; }
 };
 
 class Rewriter {

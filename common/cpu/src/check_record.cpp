@@ -24,8 +24,8 @@
 namespace course_cpu::detail {
 namespace {
 
-// Whether p is in the program's own image (its loaded segments: code, constants, globals), where __device__ and
-// __constant__ variables live here.
+// Whether p is in the program's own image (its loaded segments: code, constants, globals): on the CPU backend,
+// __device__ and __constant__ variables are globals of the program.
 bool in_program_image(const void* p) {
   static const std::vector<std::pair<std::uintptr_t, std::uintptr_t>> segments = [] {
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> v;
