@@ -1,5 +1,5 @@
 // course-rewrite, pass 4 (check mode): function-like macros whose parameters are operands of `?:` or initialize an
-// `auto` variable.
+// `auto` variable, or that call printf.
 //
 //   #define MAX(a, b) ((a) > (b) ? (a) : (b))       MAX(s[i], 0) is a float in CUDA; with the element proxy
 //                                                    the conditional's type would be int (value_contexts.cpp)
@@ -7,9 +7,12 @@
 //
 // In the body of such a macro, a parameter that is a whole operand of `?:` (`a` or `(a)`), or the whole initializer
 // of `auto name =`, becomes `::course_cpu::check::value((a))`: the element's value where the argument is an element
-// proxy, the argument itself otherwise. The directive keeps its lines.
+// proxy, the argument itself otherwise. `printf(` (or `std::printf(`) becomes `::course_cpu::check::printf_values(`,
+// which passes each argument's value, so `#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)` prints elements as the GPU
+// does. The directive keeps its lines.
 #include "passes.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace course_rewrite {
@@ -70,11 +73,26 @@ std::string Rewriter::macro_with_values(std::string_view directive) const {
   std::set<std::string_view> params;
   for (const Token& t : tokenize(directive.substr(name_end + 1, params_end - name_end - 1)))
     if (t.kind == Tok::identifier) params.insert(t.text);
-  if (params.empty()) return std::string(directive);
 
   const std::string_view body_text = directive.substr(params_end + 1);
   Body body{tokenize(body_text)};
   std::vector<std::pair<std::size_t, bool>> marks;  // (token, true: before it / false: after it)
+  // `printf(` and `std::printf(` (never a member's): the arguments may be proxies, which `...` cannot take.
+  std::vector<std::pair<std::size_t, std::size_t>> printfs;  // tokens [first, last] replaced
+  for (std::size_t k = 0; k < body.toks.size(); ++k) {
+    if (body.toks[k].kind != Tok::identifier || body.toks[k].text != "printf" || !body.punct(body.next(k), "("))
+      continue;
+    std::size_t first = k, before = static_cast<std::size_t>(-1);
+    for (std::size_t q = 0; q < k; q = body.next(q)) before = q;  // the token before printf
+    if (before != static_cast<std::size_t>(-1) && (body.punct(before, ".") || body.punct(before, "->"))) continue;
+    if (before != static_cast<std::size_t>(-1) && body.punct(before, "::")) {
+      std::size_t std_tok = static_cast<std::size_t>(-1);
+      for (std::size_t q = 0; q < before; q = body.next(q)) std_tok = q;
+      if (std_tok == static_cast<std::size_t>(-1) || body.toks[std_tok].text != "std") continue;
+      first = std_tok;
+    }
+    printfs.push_back({first, k});
+  }
   // A whole operand that is one parameter, `a` or `(a)`, from token first to token last.
   const auto wrap = [&](std::size_t first, std::size_t last) {
     if (last == static_cast<std::size_t>(-1) || first >= body.toks.size()) return;
@@ -105,11 +123,17 @@ std::string Rewriter::macro_with_values(std::string_view directive) const {
       wrap(init, body.operand_end(init, {",", ";"}));
     }
   }
-  if (marks.empty()) return std::string(directive);
+  if (marks.empty() && printfs.empty()) return std::string(directive);
   std::string out(directive.substr(0, params_end + 1));
   for (std::size_t k = 0; k < body.toks.size(); ++k) {
     for (const auto& [token, before] : marks)
       if (token == k && before) out += "::course_cpu::check::value(";
+    const auto call = std::find_if(printfs.begin(), printfs.end(), [&](const auto& f) { return f.first == k; });
+    if (call != printfs.end()) {
+      out += "::course_cpu::check::printf_values";
+      k = call->second;
+      continue;
+    }
     out += body.toks[k].text;
     for (const auto& [token, before] : marks)
       if (token == k && !before) out += ")";

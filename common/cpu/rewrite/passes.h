@@ -226,7 +226,11 @@ class Rewriter {
   void generic_lambdas(const Function& fn);
   // `float& r = s[i];` at the `&` token k: becomes `auto&& r = s[i];` (a proxy that reads and writes s[i] at each
   // use); r is remembered in fn.proxy_refs.
+  // A non-const `float& m = c ? s[i] : s[j];` becomes `auto&& m = ::course_cpu::check::either(c, s[i], s[j]);`.
   void reference_declaration(std::size_t k, Function& fn, const std::set<std::string>& local);
+  // The initializer from token init is `c ? X : Y ;` where X or Y is a whole proxy: the `?`, the `:` and Y's last token.
+  bool conditional_of_proxies(std::size_t init, const Function& fn, const std::set<std::string>& local,
+                              std::size_t* question, std::size_t* colon, std::size_t* last) const;
 
   // ---- output (rewriter.cpp) ----------------------------------------------------------
   std::string apply();
@@ -242,6 +246,7 @@ class Rewriter {
   std::map<std::size_t, std::set<std::string>> shared_scalars_;   // body '{' -> names of arithmetic __shared__ scalars
   std::set<std::string> global_shared_;
   std::vector<std::pair<std::size_t, std::size_t>> declaration_ranges_;
+  std::set<std::size_t> lvalue_operands_;  // first tokens of proxies that are operands of either(...): not wrapped
 };
 
 }  // namespace course_rewrite

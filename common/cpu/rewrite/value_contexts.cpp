@@ -214,6 +214,7 @@ bool Rewriter::returns_reference(std::size_t k) const {
 }
 
 std::string Rewriter::proxy_wrapper(std::size_t first, std::size_t last) const {
+  if (lvalue_operands_.count(first)) return "";  // an operand of either(...)
   if (value_context(first, last)) return "::course_cpu::check::value(";
   // `return s[i];` from a lambda or an `auto` function returns a copy, as CUDA does: never the proxy (which would
   // read the element later); a function that returns a reference keeps it.
@@ -230,7 +231,11 @@ void Rewriter::reference_declaration(std::size_t k, Function& fn, const std::set
   if (!is_ident(name) || !is_punct(next(name), "=")) return;
   const std::size_t init = next(next(name));
   std::size_t last = npos;
-  if (!proxy_at(init, fn, local, &last) || !is_punct(next(last), ";")) return;
+  // `float& m = c ? s[i] : s[j];`: a conditional whose operands are both elements is an lvalue in CUDA.
+  std::size_t question = npos, colon = npos;
+  if (!proxy_at(init, fn, local, &last) || !is_punct(next(last), ";")) {
+    if (!conditional_of_proxies(init, fn, local, &question, &colon, &last)) return;
+  }
   std::size_t type = k;
   bool is_const = false;
   int angle = 0;
@@ -248,9 +253,56 @@ void Rewriter::reference_declaration(std::size_t k, Function& fn, const std::set
     type = q;
   }
   if (type == k || angle != 0) return;
+  if (question != npos) {
+    if (is_const) return;  // a const reference may bind the value the operands are wrapped in
+    // `either(c, s[i], s[j])`: the element proxy both operands make, or a reference to the chosen element.
+    edits_.push_back({init, init, "::course_cpu::check::either("});
+    edits_.push_back({question, question + 1, ","});
+    edits_.push_back({colon, colon + 1, ","});
+    edits_.push_back({last + 1, last + 1, ")"});
+    lvalue_operands_.insert(next(question));
+    lvalue_operands_.insert(next(colon));
+  }
   const std::string spacing = k + 1 < toks_.size() && is_blank(toks_[k + 1]) ? "" : " ";
   edits_.push_back({type, k + 1, (is_const ? "const auto&" : "auto&&") + spacing});
   fn.proxy_refs.insert(std::string(toks_[name].text));
+}
+
+bool Rewriter::conditional_of_proxies(std::size_t init, const Function& fn, const std::set<std::string>& local,
+                                      std::size_t* question, std::size_t* colon, std::size_t* last) const {
+  // c ? X : Y ;  with one `?` at depth 0 and X, Y proxies
+  std::size_t q = init;
+  while (q < toks_.size() && !is_punct(q, "?")) {
+    if (is_punct(q, ";") || is_punct(q, ",") || is_punct(q, ":") || is_punct(q, "=") || is_close(q)) return false;
+    if (is_open(q)) q = match(q);
+    q = next(q);
+  }
+  if (q >= toks_.size() || q == init) return false;
+  // Each operand runs to the `:` or `;` at depth 0; at least one of them is a whole proxy (the other an lvalue of the
+  // element's type, as CUDA requires).
+  const auto operand = [&](std::size_t first, std::string_view end, std::size_t* op_last, bool* proxy) {
+    std::size_t k = first, final_tok = npos;
+    while (k < toks_.size() && !is_punct(k, end)) {
+      if (is_punct(k, ";") || is_punct(k, "?") || is_punct(k, ":") || is_punct(k, ",") || is_close(k)) return false;
+      if (is_open(k)) k = match(k);
+      final_tok = k;
+      k = next(k);
+    }
+    if (final_tok == npos || k >= toks_.size()) return false;
+    std::size_t proxy_last = npos;
+    *proxy = proxy_at(first, fn, local, &proxy_last) && proxy_last == final_tok;
+    *op_last = final_tok;
+    return true;
+  };
+  std::size_t x_last = npos, y_last = npos;
+  bool x_proxy = false, y_proxy = false;
+  if (!operand(next(q), ":", &x_last, &x_proxy)) return false;
+  const std::size_t c = next(x_last);
+  if (!operand(next(c), ";", &y_last, &y_proxy) || !(x_proxy || y_proxy)) return false;
+  *question = q;
+  *colon = c;
+  *last = y_last;
+  return true;
 }
 
 }  // namespace course_rewrite

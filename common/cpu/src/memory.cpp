@@ -178,14 +178,26 @@ std::size_t total_device_memory() {
   return phys / 2;  // the "GPU" gets half of the machine's RAM
 }
 
+// Where the linker put the section of the __managed__ variables (device_functions.h); null in a program without any.
+extern "C" {
+extern char __start_course_managed[] __attribute__((weak));
+extern char __stop_course_managed[] __attribute__((weak));
+}
+
 bool find_allocation(const void* p, Allocation* out) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   Registry& r = registry();
   std::shared_lock lock(r.mutex);
   auto it = r.allocations.upper_bound(a);
-  if (it == r.allocations.begin()) return false;
+  if (it == r.allocations.begin() || a >= std::prev(it)->first + std::prev(it)->second.size) {
+    // The program's __managed__ variables, together one managed allocation.
+    const auto begin = reinterpret_cast<std::uintptr_t>(__start_course_managed);
+    const auto end = reinterpret_cast<std::uintptr_t>(__stop_course_managed);
+    if (begin == 0 || a < begin || a >= end) return false;
+    if (out) *out = Allocation{begin, end - begin, false};
+    return true;
+  }
   --it;
-  if (a >= it->first + it->second.size) return false;
   if (out) *out = Allocation{it->first, it->second.size, it->second.host};
   return true;
 }

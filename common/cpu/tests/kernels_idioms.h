@@ -1,5 +1,5 @@
-// Host entry points of the self-test kernels in public CUDA idioms (kernels_idioms.cu: correct ones,
-// kernels_idioms_bugs.cu: the same idioms with the bug check mode must still find).
+// Host entry points of the self-test kernels in public CUDA idioms (kernels_idioms.cu and kernels_forms.cu: correct
+// ones, kernels_idioms_bugs.cu: the same idioms with the bug check mode must still find).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,6 +24,12 @@ cudaError_t blocks_per_sm(int which, int block, std::size_t dynamic_bytes, int* 
 cudaError_t probe_attribute(cudaFuncAttribute attr, int value);
 cudaError_t probe_blocks(int block, std::size_t dynamic_bytes, int* blocks);
 cudaError_t probe_attributes(cudaFuncAttributes* attr);
+
+// kernels_forms.cu
+cudaError_t run_conditional_references(float* g, float* out);     // 32 floats each
+cudaError_t run_pointer_rows(const float* in, float* out);        // 32 floats each
+cudaError_t run_managed_variables(float* host_copy, int* count);  // 32 floats
+cudaError_t run_print_through_macros();                           // prints "log 0.75 7" and "show 1.25"
 
 // kernels_idioms_bugs.cu
 cudaError_t run_volatile_without_syncwarp(const float* in, float* out);

@@ -366,6 +366,45 @@ TEST(Rewriter, MacroParametersInConditionalsAndAutoInitializersAreValues) {
   EXPECT_TRUE(contains(body(src), "#define MAX(a, b) ((a) > (b) ? (a) : (b))"));   // fast mode: as written
 }
 
+TEST(Rewriter, PrintfInMacrosPassesValues) {
+  const std::string src =
+      "#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)\n"
+      "#define SHOW(x) std::printf(\"%f\", x)\n"
+      "#define ERR(x) fprintf(stderr, \"%d\", x); obj.printf(x)\n"
+      "__global__ void k(float* p) { LOG(\"%f\", p[0]); }\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "#define LOG(fmt, ...) ::course_cpu::check::printf_values(fmt, __VA_ARGS__)\n")) << out;
+  EXPECT_TRUE(contains(out, "#define SHOW(x) ::course_cpu::check::printf_values(\"%f\", x)\n")) << out;
+  EXPECT_TRUE(contains(out, "#define ERR(x) fprintf(stderr, \"%d\", x); obj.printf(x)\n")) << out;
+}
+
+TEST(Rewriter, AReferenceToAConditionalOfElementsBindsTheChosenElement) {
+  const std::string src =
+      "__global__ void k(float* g, int n) {\n"
+      "  __shared__ float s[32];\n"
+      "  float x = 0;\n"
+      "  float& a = n > 1 ? s[n] : s[0];\n"
+      "  float &b = (n & 1) ? x : g[n];\n"
+      "  const float& c = n ? s[1] : s[2];\n"
+      "  float& d = n ? x : x;\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out,
+                       "auto&& a = ::course_cpu::check::either(n > 1 , COURSE_CHECKED(s, __LINE__)[n] , "
+                       "COURSE_CHECKED(s, __LINE__)[0]);"))
+      << out;
+  EXPECT_TRUE(contains(out, "auto&& b = ::course_cpu::check::either((n & 1) , x , COURSE_CHECKED(g, __LINE__)[n]);"))
+      << out;
+  // A const reference may bind the value; a conditional of plain lvalues is left alone.
+  EXPECT_TRUE(contains(out,
+                       "const float& c = n ? ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[1]) : "
+                       "::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[2]);"))
+      << out;
+  EXPECT_TRUE(contains(out, "float& d = n ? x : x;")) << out;
+}
+
 TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {
   const std::string src =
       "template <typename T, int TILE = 16, class... Rest>\n"

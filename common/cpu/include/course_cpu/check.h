@@ -27,6 +27,7 @@
 #include <course_cpu/check_fast_path.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <type_traits>
 
@@ -138,6 +139,17 @@ constexpr auto value(X&& x) {
     return static_cast<X&&>(x);
 }
 
+// `printf` in the body of a function-like macro (`#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)`) is rewritten to
+// this: an element proxy cannot pass through `...`, so each argument is given as its value.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic ignored "-Wformat-security"
+template <class... A>
+inline int printf_values(const char* format, A&&... a) {
+  return std::printf(format, value(static_cast<A&&>(a))...);
+}
+#pragma GCC diagnostic pop
+
 // An element proxy passed to a function template's `T&` parameter (`swap(s[i], s[j])`): the element itself, so that T
 // is deduced as the element's type; bounds-checked, and what the function does through it is not seen. Anything
 // else is passed on as it is.
@@ -147,6 +159,19 @@ inline decltype(auto) element_ref(X&& x) {
     return static_cast<typename std::remove_cvref_t<X>::course_cpu_element_type&>(x);
   else
     return static_cast<X&&>(x);
+}
+
+// `float& m = c ? s[i] : s[j];` is rewritten to `auto&& m = ::course_cpu::check::either(c, s[i], s[j]);`: two
+// proxies of one kind give the chosen proxy (every use of m is checked, as with `float& r = s[i];`); otherwise (a
+// shared and a global element, or an element and a local) a reference to the chosen element, bounds-checked, and
+// what is done through it is not seen. Both operands' addresses are computed; only the chosen one is accessed.
+template <class A, class B>
+inline decltype(auto) either(bool c, A&& a, B&& b) {
+  using PA = std::remove_cvref_t<A>;
+  if constexpr (std::is_same_v<PA, std::remove_cvref_t<B>> && requires { typename PA::course_cpu_element_type; })
+    return c ? PA(a) : PA(b);
+  else
+    return c ? element_ref(static_cast<A&&>(a)) : element_ref(static_cast<B&&>(b));
 }
 
 // The start of a checked subscript chain: a static array, a pointer, or a

@@ -101,9 +101,11 @@ class ElemRef {
     store(v);
     return *this;
   }
+  // U&&, not const U&: a non-const array assigned to an element that is a pointer decays to a non-const pointer
+  // (`__shared__ float* rows[2]; rows[0] = buf;`).
   template <class U>
-  ElemRef& operator=(const U& value) {
-    const V v = static_cast<V>(value);
+  ElemRef& operator=(U&& value) {
+    const V v = static_cast<V>(static_cast<U&&>(value));
     store(v);
     return *this;
   }

@@ -63,7 +63,10 @@ inline typename value_of<V>::type shuffle(WarpOp op, int line, unsigned mask, co
 #define __device__
 #define __host__
 #define __constant__
-#define __managed__
+// A __managed__ variable is in its own section, so that the runtime knows its address range (memory.cpp): a kernel
+// given its address (`kernel<<<g, b>>>(&counter)`) accesses device-accessible memory, as on a GPU. CUDA does not allow
+// const __managed__ variables, so the section never mixes read-only and writable data.
+#define __managed__ __attribute__((section("course_managed"), used))
 #define __device_builtin__
 #define __forceinline__ inline
 #define __restrict__ __restrict

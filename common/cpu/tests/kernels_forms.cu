@@ -1,0 +1,83 @@
+// Self-test kernels of the CPU backend: valid CUDA forms that red-teams of the rewriter found mishandled in check
+// mode (issue 12): they did not compile, computed something else, or printed garbage. Compiled through
+// course-rewrite in fast and in check mode; each must give the GPU's result with no diagnostic in both.
+#include "kernels_idioms.h"
+
+#include <cstdio>
+#include <cuda_runtime.h>
+
+// A conditional whose operands are elements is an lvalue: a reference binds to the chosen element (two shared
+// elements, a shared and a global one, a local and a shared one).
+__global__ void conditionalReferences(float* g, float* out) {
+  __shared__ float s[64];
+  const int t = threadIdx.x;  // 32 threads
+  float local = -1.0f;
+  s[t] = static_cast<float>(t);
+  s[t + 32] = static_cast<float>(100 + t);
+  __syncthreads();
+  float& pick = (t & 1) ? s[t] : s[t + 32];
+  pick += 1000.0f;
+  float& either_memory = t % 3 == 0 ? s[t] : g[t];
+  either_memory *= 2.0f;
+  float& maybe_local = t > 100 ? local : s[t + 32];
+  maybe_local -= 1.0f;
+  __syncthreads();
+  out[t] = s[t] + s[t + 32] + local;
+}
+cudaError_t run_conditional_references(float* g, float* out) {
+  conditionalReferences<<<1, 32>>>(g, out);
+  return cudaDeviceSynchronize();
+}
+
+// A __shared__ array of pointers assigned arrays (they decay to their first element's address), and rows read
+// through it.
+__global__ void pointerRows(const float* in, float* out) {
+  __shared__ float even[32], odd[32];
+  __shared__ float* rows[2];
+  const int t = threadIdx.x;  // 32 threads
+  if (t == 0) {
+    rows[0] = even;
+    rows[1] = odd;
+  }
+  even[t] = in[t];
+  odd[t] = 10.0f * in[t];
+  __syncthreads();
+  out[t] = rows[t & 1][t];
+}
+cudaError_t run_pointer_rows(const float* in, float* out) {
+  pointerRows<<<1, 32>>>(in, out);
+  return cudaDeviceSynchronize();
+}
+
+// __managed__ variables passed to a kernel by address: device-accessible memory, as on a GPU.
+__managed__ float managed_out[32];
+__managed__ int managed_count;
+__global__ void countInto(float* out, int* count) {
+  out[threadIdx.x] = 0.5f * static_cast<float>(threadIdx.x);
+  atomicAdd(count, 1);
+}
+cudaError_t run_managed_variables(float* host_copy, int* count) {
+  managed_count = 0;
+  countInto<<<1, 32>>>(managed_out, &managed_count);
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) e = cudaMemcpy(host_copy, managed_out, sizeof(managed_out), cudaMemcpyDeviceToHost);
+  *count = managed_count;
+  return e;
+}
+
+// printf reached through macros, with shared elements among the arguments.
+#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)
+#define SHOW(x) std::printf("show %.2f\n", x)
+__global__ void printThroughMacros() {
+  __shared__ float s[32];
+  s[threadIdx.x] = 0.25f * static_cast<float>(threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 3) {
+    LOG("log %.2f %d\n", s[3], 7);
+    SHOW(s[5]);
+  }
+}
+cudaError_t run_print_through_macros() {
+  printThroughMacros<<<1, 32>>>();
+  return cudaDeviceSynchronize();
+}

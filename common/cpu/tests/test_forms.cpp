@@ -1,0 +1,65 @@
+// Self-tests of valid CUDA forms the rewriter once mishandled (kernels_forms.cu), in both modes: the GPU's result,
+// and no diagnostic in check mode.
+#include "kernels_idioms.h"
+#include "test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+namespace {
+
+void expect_no_diagnostics() {
+  const auto d = course_cpu::take_diagnostics();
+  EXPECT_TRUE(d.empty()) << d.front().category << ": " << d.front().message;
+}
+
+}  // namespace
+
+TEST(Forms, AConditionalOfElementsIsAnLvalue) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> g(iota_floats(32)), out(32);
+  ASSERT_EQ(run_conditional_references(g.ptr, out.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<float> got = out.get(), g_after = g.get(), g_before = iota_floats(32);
+  for (int t = 0; t < 32; ++t) {
+    float lo = static_cast<float>(t), hi = static_cast<float>(100 + t);
+    (t & 1 ? lo : hi) += 1000.0f;
+    if (t % 3 == 0) lo *= 2.0f;
+    hi -= 1.0f;
+    EXPECT_EQ(got[t], lo + hi - 1.0f) << t;
+    EXPECT_EQ(g_after[t], t % 3 == 0 ? g_before[t] : 2.0f * g_before[t]) << t;
+  }
+}
+
+TEST(Forms, ASharedArrayOfPointersAssignedArrays) {
+  course_cpu::take_diagnostics();
+  const std::vector<float> x = iota_floats(32, 0.5f);
+  DeviceBuffer<float> in(x), out(32);
+  ASSERT_EQ(run_pointer_rows(in.ptr, out.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(got[t], (t & 1 ? 10.0f : 1.0f) * x[t]) << t;
+}
+
+TEST(Forms, ManagedVariablesPassedByAddress) {
+  course_cpu::take_diagnostics();
+  float copy[32] = {};
+  int count = 0;
+  ASSERT_EQ(run_managed_variables(copy, &count), cudaSuccess);
+  expect_no_diagnostics();
+  EXPECT_EQ(count, 32);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(copy[t], 0.5f * static_cast<float>(t)) << t;
+}
+
+TEST(Forms, PrintfThroughMacrosPrintsElementValues) {
+  course_cpu::take_diagnostics();
+  std::fflush(stdout);
+  testing::internal::CaptureStdout();
+  ASSERT_EQ(run_print_through_macros(), cudaSuccess);
+  std::fflush(stdout);
+  const std::string printed = testing::internal::GetCapturedStdout();
+  expect_no_diagnostics();
+  EXPECT_NE(printed.find("log 0.75 7\n"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("show 1.25\n"), std::string::npos) << printed;
+}
