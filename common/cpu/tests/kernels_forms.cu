@@ -3,8 +3,9 @@
 // course-rewrite in fast and in check mode; each must give the GPU's result with no diagnostic in both.
 #include "kernels_idioms.h"
 
-#include <cstdio>
 #include <cuda_runtime.h>
+
+#include <cstdio>
 
 // A conditional whose operands are elements is an lvalue: a reference binds to the chosen element (two shared
 // elements, a shared and a global one, a local and a shared one).

@@ -27,8 +27,8 @@
 #include <course_cpu/check_fast_path.h>
 
 #include <cstddef>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <type_traits>
 
 namespace course_cpu::check {
