@@ -2,6 +2,10 @@
 //
 //   *p                                   ::course_cpu::check::root(p, SITE)[0]            p a checked name
 //   *(p + i * n - 1)                     ::course_cpu::check::root(p, SITE)[0 + (ll)(i * n) - (ll)(1)]
+//   *(i * n + p - 1)                     ::course_cpu::check::root(p, SITE)[0 + (ll)(i * n) - (ll)(1)]
+//   *p++, *p--                           ::course_cpu::check::root(p++, SITE)[0]          (the old p)
+//   *++p, *--p                           ::course_cpu::check::root(++p, SITE)[0]          (the new p)
+//   p->x                                 ::course_cpu::check::root(p, SITE)[0].x
 //   *reinterpret_cast<const float4*>(x)  ::course_cpu::check::root(reinterpret_cast<const float4*>(x), SITE)[0]
 //   ((float4*)(s + 4 * i))[j]            ::course_cpu::check::root(((float4*)(s + 4 * i)), SITE)[j]
 //
@@ -69,8 +73,24 @@ bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::s
       if (is_punct(t, op)) return true;
     return false;
   };
+  // A pointer that ++ or -- may step: not an array, not an `auto` local (it may be an iterator).
+  const auto steppable = [&](std::size_t t) {
+    const std::string name(toks_[t].text);
+    return checked_name(t, fn, local) && !local.count(name) && !global_shared_.count(name) &&
+           !fn.auto_locals.count(name);
+  };
+  if (is_punct(q, "++") || is_punct(q, "--")) {  // *++p
+    const std::size_t name = next(q);
+    if (!steppable(name) || postfix(next(name)) || is_punct(next(name), "::")) return false;
+    *d = Deref{Deref::step, name, q, name};
+    return true;
+  }
   if (checked_name(q, fn, local)) {  // *p
     const std::size_t after = next(q);
+    if ((is_punct(after, "++") || is_punct(after, "--")) && steppable(q) && !postfix(next(after))) {  // *p++
+      *d = Deref{Deref::step, q, after, after};
+      return true;
+    }
     if (postfix(after) || is_punct(after, "::") || is_punct(after, "<")) return false;
     // `T (*name)[N] = ...;` declares a pointer to rows: not a dereference.
     if (is_punct(prev(k), "(") && is_ident(prev(prev(k))) && is_punct(after, ")") && is_punct(next(after), "["))
@@ -78,41 +98,58 @@ bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::s
     *d = Deref{Deref::plain, q, q, q};
     return true;
   }
-  if (is_punct(q, "(")) {  // *(p + i - j)
-    const std::size_t close = match(q);
-    const std::size_t name = next(q);
-    if (close >= toks_.size() || postfix(next(close)) || !checked_name(name, fn, local)) return false;
-    const std::size_t op = next(name);
-    if (op == close) {  // *(p): no terms
-      *d = Deref{Deref::offset, name, close, close};
-      return true;
-    }
-    if (!is_punct(op, "+") && !is_punct(op, "-")) return false;
-    // Only binary + and - at the top level, between terms that bind tighter (no unary + or - inside a term).
-    std::size_t before = name;
-    for (std::size_t t = op; t < close; before = t, t = next(t)) {
-      if (is_open(t)) {
-        t = match(t);
-        continue;
-      }
-      if (toks_[t].kind != Tok::punct) continue;
-      const std::string_view s = toks_[t].text;
-      // A + or - after an operator, or after a C-style cast `(int)-x`, is unary.
-      if ((s == "+" || s == "-") && toks_[before].kind == Tok::punct && (!is_close(before) || c_cast_close(before)))
-        return false;
-      if (!(s == "+" || s == "-" || s == "*" || s == "/" || s == "%" || s == "." || s == "->" || s == "::" ||
-            s == "!" || s == "~"))
-        return false;  // a comparison, a shift, ?:, an assignment, a cast's <...>: left alone
-    }
-    *d = Deref{Deref::offset, name, op, close};
-    return true;
-  }
+  if (is_punct(q, "(")) return deref_terms(k, fn, local, d);  // *(p + i - j), *(i + p)
   std::size_t close = npos;
   if (pointer_cast(q, &close) && !postfix(next(close))) {
     *d = Deref{Deref::cast, q, q, close};
     return true;
   }
   return false;
+}
+
+bool Rewriter::deref_terms(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const {
+  const std::size_t open = next(k), close = match(open);
+  if (close >= toks_.size()) return false;
+  for (std::string_view op : {"[", "(", ".", "->", "++", "--"})  // `*(p + 1)[2]` is `*((p + 1)[2])`: left alone
+    if (is_punct(next(close), op)) return false;
+  // The top-level terms: only binary + and - between terms that bind tighter (no unary + or - inside a term).
+  std::vector<std::size_t> signs{npos}, firsts{next(open)};
+  std::size_t before = open;
+  for (std::size_t t = next(open); t < close; before = t, t = next(t)) {
+    if (is_open(t)) {
+      t = match(t);
+      continue;
+    }
+    if (toks_[t].kind != Tok::punct) continue;
+    const std::string_view s = toks_[t].text;
+    if (s == "+" || s == "-") {
+      // A + or - first, after an operator, or after a C-style cast `(int)-x`, is unary.
+      if (toks_[before].kind == Tok::punct && (!is_close(before) || c_cast_close(before))) return false;
+      signs.push_back(t);
+      firsts.push_back(next(t));
+      continue;
+    }
+    if (!(s == "*" || s == "/" || s == "%" || s == "." || s == "->" || s == "::" || s == "!" || s == "~"))
+      return false;  // a comparison, a shift, ?:, an assignment, a cast's <...>: left alone
+  }
+  // The term that is only a checked name: first, or after a + (never `i - p`); an `auto` local only first.
+  for (std::size_t j = 0; j < firsts.size(); ++j) {
+    const std::size_t name = firsts[j];
+    const std::size_t end = j + 1 < signs.size() ? signs[j + 1] : close;
+    if (next(name) != end || !checked_name(name, fn, local)) continue;
+    if (j == 0) {
+      *d = Deref{Deref::offset, name, signs.size() > 1 ? signs[1] : close, close};
+      return true;
+    }
+    if (!is_punct(signs[j], "+") || fn.auto_locals.count(std::string(toks_[name].text))) return false;
+    *d = Deref{Deref::offset, name, signs[1], close, signs[j]};
+    return true;
+  }
+  return false;
+}
+
+bool Rewriter::arrow_at(std::size_t k, const Function& fn, const std::set<std::string>& local) const {
+  return is_punct(next(k), "->") && checked_name(k, fn, local) && !fn.auto_locals.count(std::string(toks_[k].text));
 }
 
 void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& fn) {
@@ -140,10 +177,31 @@ void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& f
     case Deref::offset: {
       const std::size_t open = next(k);
       edits_.push_back({k, k + 1, ""});
-      edits_.push_back({open, open + 1, ""});
-      edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + "[0"});
+      if (d.name_op == npos) {  // *(p + ...)
+        edits_.push_back({open, open + 1, ""});
+        edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + "[0"});
+      } else {  // *(i + p ...): the first term becomes the first offset, `+ p` goes
+        edits_.push_back({open, open + 1, checked_root(d.name, fn) + "[0 + static_cast<long long>("});
+        edits_.push_back({prev(d.first_op) + 1, prev(d.first_op) + 1, ")"});
+        edits_.push_back({d.name_op, d.name_op + 1, ""});
+        edits_.push_back({d.name, d.name + 1, ""});
+      }
       signed_terms(d);
       edits_.push_back({d.last, d.last + 1, "]"});
+      break;
+    }
+    case Deref::step: {
+      const std::string name(toks_[d.name].text);
+      const std::string site =
+          ", " + site_lambda(name, fn.local_pointers.count(name) > 0, fn.device_param(name)) + ")[0]";
+      if (d.first_op > d.name) {  // *p++: the old p
+        edits_.push_back({k, k + 1, ""});
+        edits_.push_back({d.name, d.name, "::course_cpu::check::root("});
+        edits_.push_back({d.first_op + 1, d.first_op + 1, site});
+      } else {  // *++p: the new p
+        edits_.push_back({k, k + 1, "::course_cpu::check::root("});
+        edits_.push_back({d.name + 1, d.name + 1, site});
+      }
       break;
     }
     case Deref::cast:
@@ -170,6 +228,10 @@ void Rewriter::signed_terms(const Deref& d) {
     std::size_t end = next(t);  // the term after the + or - at t (deref_at saw no unary + or - in it)
     for (; end < d.last && !is_punct(end, "+") && !is_punct(end, "-"); end = next(end))
       if (is_open(end)) end = match(end);
+    if (t == d.name_op) {  // `+ p`, removed
+      t = end;
+      continue;
+    }
     edits_.push_back({next(t), next(t), "static_cast<long long>("});
     edits_.push_back({prev(end) + 1, prev(end) + 1, ")"});  // right after the term, before any blank
     t = end;

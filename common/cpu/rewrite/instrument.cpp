@@ -49,6 +49,11 @@ void Rewriter::instrument() {
         decay_auto_initializers(k, fn, local);
         continue;
       }
+      if (arrow_at(k, fn, local)) {  // p->x: the element (a class), bounds-checked (a read through const)
+        edits_.push_back({k, k + 1, checked_root(k, fn) + "[0]"});
+        edits_.push_back({next(k), next(k) + 1, "."});
+        continue;
+      }
       std::size_t last = npos;
       if (!proxy_at(k, fn, local, &last)) continue;
       const std::string wrap = proxy_wrapper(k, last);

@@ -179,14 +179,20 @@ class Rewriter {
 
   // ---- pass 4 (check mode): dereferences, C-style casts subscripted in place (dereferences.cpp) ----
   struct Deref {
-    enum Form { plain, offset, cast } form;  // *p, *(p + i - j), *reinterpret_cast<T*>(x)
-    std::size_t name;                        // p, or the cast's keyword
-    std::size_t first_op;                    // offset: the first + or - after p (== last for `*(p)`)
-    std::size_t last;                        // the last token of the dereferenced expression
+    // *p, *(p + i - j) or *(i + p - j), *reinterpret_cast<T*>(x), *p++ / *p-- / *++p / *--p
+    enum Form { plain, offset, cast, step } form;
+    std::size_t name;      // p, or the cast's keyword
+    std::size_t first_op;  // offset: the first top-level + or - (== last for `*(p)`); step: the ++ or --
+    std::size_t last;      // the last token of the dereferenced expression
+    std::size_t name_op = static_cast<std::size_t>(-1);  // offset: the + before p where p is not the first term
   };
   // A unary `*` at token k whose operand check mode can check as a subscript (forms above).
   bool deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const;
+  // `*(` at token k: the forms with terms, p among them.
+  bool deref_terms(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const;
   void instrument_deref(std::size_t k, const Deref& d, const Function& fn);
+  // `p->member` at token k (p a checked pointer, not an `auto` local): `root(p, SITE)[0].member`.
+  bool arrow_at(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
   void signed_terms(const Deref& d);
   bool c_cast_close(std::size_t close) const;
   // The `*` at token k is a dereference (not a multiplication or a declarator), as far as tokens tell.

@@ -155,7 +155,8 @@ bool record(const AccessInfo& info, Access kind) {
     region = shared_region_of(*w, base);
     if (region == nullptr) {
       Allocation a;
-      if (!global_allocation_of(c, info.base, &a)) {
+      // A pointer stepped to just past a buffer (`*++p` one too far) is in the buffer's guard page: still its.
+      if (!global_allocation_of(c, info.base, &a) && !find_guarded_allocation(info.base, &a)) {
         if (info.site->local_pointer) return true;  // a local array, or not used where it points: unchecked
         if (info.site->device_param && device_side_memory(*t, info.addr))
           return true;  // local or __device__: unchecked

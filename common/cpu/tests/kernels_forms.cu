@@ -82,3 +82,29 @@ cudaError_t run_print_through_macros() {
   printThroughMacros<<<1, 32>>>();
   return cudaDeviceSynchronize();
 }
+
+// Pointer forms that are checked like subscripts: *p++ and *++p (a walking pointer), *(i + p) (the offset first)
+// and p->x (a struct element, bounds-checked). `bug` 1: the walk goes one element past the end of `out`; 2: one
+// thread reads a neighbour's shared word with no barrier in between; 3: p->x one struct past the end of `pts`.
+struct Point {
+  float x, y;
+};
+__global__ void pointerForms(const float* in, const Point* pts, float* out, int n, int bug) {
+  __shared__ float s[32];
+  const int t = threadIdx.x;  // 32 threads, n == 4 floats each
+  const float* src = in + t * n;
+  float* dst = out + t * n;
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) sum += *src++;
+  *(t + s) = sum;
+  if (bug == 2 && t == 1) sum += *(1 + s - 1);  // @offset-race: s[0], thread 0 wrote it, no barrier
+  __syncthreads();
+  const Point* p = pts + t + (bug == 3 && t == 31 ? 1 : 0);
+  const float across = *((t + 1) % 32 + s);
+  *dst = across + p->x * p->y;                                                                       // @arrow
+  for (int i = 1; i < n + (bug == 1 && t == 31 ? 1 : 0); ++i) *++dst = static_cast<float>(i) + sum;  // @walk
+}
+cudaError_t run_pointer_forms(const float* in, const void* points, float* out, int bug) {
+  pointerForms<<<1, 32>>>(in, static_cast<const Point*>(points), out, 4, bug);
+  return cudaDeviceSynchronize();
+}

@@ -63,3 +63,22 @@ TEST(Forms, PrintfThroughMacrosPrintsElementValues) {
   EXPECT_NE(printed.find("log 0.75 7\n"), std::string::npos) << printed;
   EXPECT_NE(printed.find("show 1.25\n"), std::string::npos) << printed;
 }
+
+// *src++, *++dst, *(t + s) and p->x are checked like subscripts: the correct kernel computes the GPU's result with no
+// diagnostic; a walk past the end, a race through *(i + s) and p->x past the end are each reported at their line.
+TEST(Forms, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
+  const std::vector<float> x = iota_floats(128, 0.5f);
+  std::vector<float> pts(64);
+  for (int i = 0; i < 64; ++i) pts[i] = static_cast<float>(i % 7) - 2.0f;
+  DeviceBuffer<float> in(x), points(pts), out(128);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_pointer_forms(in.ptr, points.ptr, out.ptr, 0), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<float> got = out.get();
+  std::vector<float> sums(32);
+  for (int t = 0; t < 32; ++t) sums[t] = x[4 * t] + x[4 * t + 1] + x[4 * t + 2] + x[4 * t + 3];
+  for (int t = 0; t < 32; ++t) {
+    EXPECT_EQ(got[4 * t], sums[(t + 1) % 32] + pts[2 * t] * pts[2 * t + 1]) << t;
+    for (int i = 1; i < 4; ++i) EXPECT_EQ(got[4 * t + i], static_cast<float>(i) + sums[t]) << t;
+  }
+}

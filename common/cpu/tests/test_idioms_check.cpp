@@ -192,3 +192,25 @@ TEST(IdiomBugs, ByteArraysRaceOnlyOnACommonByte) {
   run_byte_arrays(in.ptr, out.ptr, 1);
   EXPECT_FALSE(naming("race", "@byte-race").empty());
 }
+
+// The pointer forms of kernels_forms.cu with a bug each: *++dst one past the end, a race read through *(1 + s - 1),
+// and p->x one struct past the end are reported at their lines (before, these forms were not checked).
+TEST(IdiomBugs, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
+  std::vector<float> pts(64, 1.0f);
+  DeviceBuffer<float> in(iota_floats(128)), points(pts), out(128);
+  const char* const file = "kernels_forms.cu";
+  const struct {
+    int bug;
+    const char* category;
+    const char* marker;
+  } cases[] = {{1, "out-of-bounds", "@walk"}, {2, "race", "@offset-race"}, {3, "out-of-bounds", "@arrow"}};
+  for (const auto& c : cases) {
+    course_cpu::take_diagnostics();
+    run_pointer_forms(in.ptr, points.ptr, out.ptr, c.bug);
+    cudaGetLastError();
+    const auto d = course_cpu::take_diagnostics();
+    ASSERT_EQ(d.size(), 1u) << c.marker << ": " << (d.empty() ? "" : d[0].message);
+    EXPECT_EQ(d[0].category, c.category) << d[0].message;
+    EXPECT_EQ(d[0].line, line_of(file, c.marker)) << d[0].message;
+  }
+}

@@ -282,6 +282,34 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
   EXPECT_FALSE(contains(body(src), "check::")) << body(src);        // fast mode: as written
 }
 
+TEST(Rewriter, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
+  const std::string src =
+      "struct P { float x, y; };\n"
+      "__global__ void k(float* p, const P* ps, int n) {\n"
+      "  __shared__ float s[64];\n"
+      "  float* d = p;\n"
+      "  auto it = p;\n"
+      "  *d++ = *++p + *(2 * n + s - 1) + ps->x;\n"
+      "  float a = *(n - s), b = *it++, c = *s++;\n"
+      "  d->x;\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  const auto site = [](const std::string& name, bool local) {
+    return "[] { static constinit ::course_cpu::check::Site site{\"" + name + "\", __FILE__, __LINE__, 0" +
+           (local ? ", true" : "") + "}; return &site; }()";
+  };
+  EXPECT_TRUE(contains(out, "  ::course_cpu::check::root(d++, " + site("d", true) +
+                                ")[0] = ::course_cpu::check::root(++p, " + site("p", false) +
+                                ")[0] + ::course_cpu::check::root(s, " + site("s", false) +
+                                ")[0 + static_cast<long long>(2 * n)   - static_cast<long long>(1)] + " +
+                                "::course_cpu::check::root(ps, " + site("ps", false) + ")[0].x;"))
+      << out;
+  // `n - s` is no pointer arithmetic of CUDA; an `auto` local may be an iterator; an array cannot step.
+  EXPECT_TRUE(contains(out, "float a = *(n - s), b = *it++, c = *s++;")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::check::root(d, " + site("d", true) + ")[0].x;")) << out;
+}
+
 TEST(Rewriter, ProxiesPassedToFunctionTemplatesAreTheElementOrItsValue) {
   const std::string src =
       "template <typename T> __device__ void swap2(T& a, T& b) {}\n"
