@@ -89,15 +89,17 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
     check::note_shadow(s, read, false, e, me, my_wsync, info.site);  // the copy stays its writer
     return;
   }
+  // An access the checks could not follow may have stored the fill's bits in this block.
+  const bool unseen = s.unseen_epoch >= c.hot.block_first_epoch;
   // Only accesses of a common byte can race (`char` neighbours written by different threads do not).
   const bool raced_writer = s.w_epoch == e && (s.w_bytes & bytes) != 0 && !ordered(s.writer, s.w_wsync);
   if (read) {
     if (raced_writer) {
       report(who, "race", info, [&] { return read_after_write_text(who, info, writer(), my_wsync); });
-    } else if (s.w_epoch < c.hot.block_first_epoch && filled && !reported_uninit) {
+    } else if (s.w_epoch < c.hot.block_first_epoch && filled && !unseen && !reported_uninit) {
       reported_uninit = true;
       report(who, "uninitialized-shared-read", info, [&] { return uninitialized_read_text(who, info); });
-    } else if (s.w_epoch < c.hot.block_first_epoch && !filled && e > c.hot.block_first_epoch) {
+    } else if (s.w_epoch < c.hot.block_first_epoch && (!filled || unseen) && e > c.hot.block_first_epoch) {
       // Written where the checks could not see it, before this barrier interval (a write in this interval by
       // another thread would be a race, but which one is unknown): remember it as an earlier write of this block,
       // so that the fast path takes the next reads.
@@ -179,11 +181,15 @@ bool record(const AccessInfo& info, Access kind) {
                           : "Check the index computation against the array's size.");
   }
 
-  if (kind == Access::none) return true;  // class-type elements: bounds only
-  const bool read = reads(kind);
-  const bool write = writes(kind);
   const std::size_t off = addr - region->begin;
   const std::size_t first = off / 4, last = (off + info.elem_size - 1) / 4;
+  if (kind == Access::none) {  // a reference bound to the element, a class-type element: bounds only
+    if (!region->words.empty())
+      check::note_unseen(region->words.data(), first, std::min(last, region->words.size() - 1), c.hot.epoch);
+    return true;
+  }
+  const bool read = reads(kind);
+  const bool write = writes(kind);
   bool reported_uninit = false;
   for (std::size_t i = first; i <= last && i < region->words.size(); ++i) {
     const std::uintptr_t word = region->begin + 4 * i;

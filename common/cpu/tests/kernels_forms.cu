@@ -108,3 +108,26 @@ cudaError_t run_pointer_forms(const float* in, const void* points, float* out, i
   pointerForms<<<1, 32>>>(in, static_cast<const Point*>(points), out, 4, bug);
   return cudaDeviceSynchronize();
 }
+
+// -1 (all one bits, like the checks' fill of shared memory) stored where the checks cannot follow the write: through
+// a reference parameter and as an int4 element through a pointer to non-const. The reads after the barrier are no
+// uninitialized reads.
+__device__ void mark_unused(int& slot) { slot = -1; }
+__global__ void sentinelsThroughReferences(int* out) {
+  __shared__ int owner[32];
+  __shared__ int4 quads[8];
+  const int t = threadIdx.x;  // 32 threads
+  if (t % 2 == 0) {
+    mark_unused(owner[t]);
+  } else {
+    owner[t] = t;
+  }
+  if (t < 8) quads[t] = make_int4(-1, -1, t, -1);
+  __syncthreads();
+  const int* flat = reinterpret_cast<const int*>(quads);
+  out[t] = owner[t] + 1000 * flat[t];
+}
+cudaError_t run_sentinels_through_references(int* out) {
+  sentinelsThroughReferences<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}

@@ -82,3 +82,17 @@ TEST(Forms, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
     for (int i = 1; i < 4; ++i) EXPECT_EQ(got[4 * t + i], static_cast<float>(i) + sums[t]) << t;
   }
 }
+
+// -1 stored through a reference parameter or an int4 element has the bits of check mode's fill of shared memory;
+// reading it back is no uninitialized read.
+TEST(Forms, MinusOneStoredWhereTheChecksCannotFollowIsNoUninitializedRead) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<int> out(32);
+  ASSERT_EQ(run_sentinels_through_references(out.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<int> got = out.get();
+  for (int t = 0; t < 32; ++t) {
+    const int quad = t % 4 == 2 ? t / 4 : -1;
+    EXPECT_EQ(got[t], (t % 2 == 0 ? -1 : t) + 1000 * quad) << t;
+  }
+}

@@ -30,17 +30,23 @@ namespace course_cpu::check {
 // asynchronous copy into it has started and no wait has covered it yet (its
 // issuing thread is then the writer; src/async_copy.cpp). The byte masks say
 // which of the word's bytes the writer and readers touched: accesses of
-// different bytes (`char`, `short`, `bool` arrays) do not race.
+// different bytes (`char`, `short`, `bool` arrays) do not race. unseen_epoch:
+// the last epoch in which an access the checks cannot follow may have written
+// the word (a reference bound to it, a struct element through a pointer to
+// non-const): a read of a word that still holds the fill is then no
+// uninitialized read, since the fill's bits may have been stored (`-1`).
 struct Shadow {
   std::uint32_t w_epoch = 0, r_epoch = 0, r2_epoch = 0;
   std::uint16_t writer = 0, reader = 0, reader2 = 0;
   bool copy_pending = false;
   std::uint8_t w_bytes = 0xF, r_bytes = 0xF, r2_bytes = 0xF;
   std::uint32_t w_wsync = 0, r_wsync = 0, r2_wsync = 0;
+  std::uint32_t unseen_epoch = 0;
   const Site* w_site = nullptr;
   const Site* r_site = nullptr;
   const Site* r2_site = nullptr;
 };
+static_assert(sizeof(Shadow) == 64, "one shadow word per cache line");
 
 // One warp-wide shared-memory request: the word each lane asked for. Lane l
 // takes part in request n of its slot iff the slot's next[l] > n (each lane
@@ -156,6 +162,11 @@ COURSE_CPU_HOT void note_banks(Hot& h, int id, unsigned me, std::size_t first, s
   if (write) bank_note(h, id, true, me, static_cast<std::uint32_t>(first), width);
 }
 
+// An access the checks cannot follow (Access::none) of shared words [first, last] in epoch e.
+COURSE_CPU_HOT void note_unseen(Shadow* words, std::size_t first, std::size_t last, std::uint32_t e) {
+  for (std::size_t i = first; i <= last; ++i) words[i].unseen_epoch = e;
+}
+
 // ---- the fast path ----------------------------------------------------------------
 // Checks and records an access of shared words [first, last] that needs no
 // report. False: something is to be reported; nothing was recorded and the
@@ -205,9 +216,12 @@ COURSE_CPU_HOT bool fast_static(const Site* site, const void* root, const void* 
   const SiteSlot& s = h->sites[id];
   const auto b = reinterpret_cast<std::uintptr_t>(root);
   if (s.begin != b) return false;
-  if (kind == Access::none) return true;
-  if constexpr (Size < 4) return false;  // part of a word: the slow path compares the bytes
   const std::size_t off = reinterpret_cast<std::uintptr_t>(p) - b;
+  if (kind == Access::none) {
+    note_unseen(s.words, off / 4, (off + Size - 1) / 4, h->epoch);
+    return true;
+  }
+  if constexpr (Size < 4) return false;  // part of a word: the slow path compares the bytes
   return shared_fast(*h, site, id, s.words, off / 4, (off + Size - 1) / 4, kind);
 }
 
@@ -226,11 +240,14 @@ COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void*
   }
   if (b - h->arena_begin < h->arena_span) {
     if (a < h->arena_begin || a + Size > h->arena_end) return false;
-    if (kind == Access::none) return true;
+    const std::size_t off = a - h->arena_begin;
+    if (kind == Access::none) {
+      note_unseen(h->arena_words, off / 4, (off + Size - 1) / 4, h->epoch);
+      return true;
+    }
     if constexpr (Size < 4) return false;  // part of a word: the slow path compares the bytes
     const int id = site_id(site);
     if (static_cast<std::uint32_t>(id) >= h->nsites || h->sites[id].site != site) return false;
-    const std::size_t off = a - h->arena_begin;
     return shared_fast(*h, site, id, h->arena_words, off / 4, (off + Size - 1) / 4, kind);
   }
   return false;
