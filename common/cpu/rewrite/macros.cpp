@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 namespace course_rewrite {
 
@@ -147,6 +148,37 @@ void Rewriter::instrument_macros() {
     const std::string text = macro_with_values(toks_[k].text);
     if (text != toks_[k].text) edits_.push_back({k, k + 1, text});
   }
+}
+
+// Both modes: `__CUDA_ARCH__` in the directives inside a __global__ or __device__ function's body. nvcc compiles
+// such a body in its device pass, where __CUDA_ARCH__ is the GPU's architecture; this backend compiles one pass, so
+// there the directive is given the device pass's answer (sm_90): `#ifdef __CUDA_ARCH__` becomes `#if 1`,
+// `#ifndef __CUDA_ARCH__` `#if 0`, `defined(__CUDA_ARCH__)` 1 and `__CUDA_ARCH__` 900 (in the code too). Directives
+// elsewhere keep the host pass's answer (undefined), as nvcc's host pass sees them.
+namespace {
+std::string device_pass_directive(const std::string& directive) {
+  static const std::regex ifdef(R"(^(\s*#\s*)ifdef(\s+)__CUDA_ARCH__\b)");
+  static const std::regex ifndef(R"(^(\s*#\s*)ifndef(\s+)__CUDA_ARCH__\b)");
+  static const std::regex defined(R"(\bdefined\s*(\(\s*__CUDA_ARCH__\s*\)|\s__CUDA_ARCH__\b))");
+  static const std::regex arch(R"(\b__CUDA_ARCH__\b)");
+  std::string out = std::regex_replace(directive, ifdef, "$1if$2 1 ");
+  out = std::regex_replace(out, ifndef, "$1if$2 0 ");
+  out = std::regex_replace(out, defined, "1");
+  return std::regex_replace(out, arch, "900");
+}
+}  // namespace
+
+void Rewriter::device_directives() {
+  for (const Function& fn : functions_)
+    for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
+      if (is_ident(k, "__CUDA_ARCH__")) {  // in the code: the macro's value
+        edits_.push_back({k, k + 1, "900"});
+        continue;
+      }
+      if (toks_[k].kind != Tok::preproc || toks_[k].text.find("__CUDA_ARCH__") == std::string_view::npos) continue;
+      const std::string text = device_pass_directive(std::string(toks_[k].text));
+      if (text != toks_[k].text) edits_.push_back({k, k + 1, text});
+    }
 }
 
 }  // namespace course_rewrite

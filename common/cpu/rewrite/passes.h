@@ -176,6 +176,8 @@ class Rewriter {
   // `::course_cpu::check::value((a))`, so that MAX(s[i], 0) is a float and SWAP's `auto t = (a)` a copy.
   void instrument_macros();
   std::string macro_with_values(std::string_view directive) const;
+  // Both modes: `__CUDA_ARCH__` in directives inside device function bodies gets the device pass's value (macros.cpp).
+  void device_directives();
 
   // ---- pass 4 (check mode): dereferences, C-style casts subscripted in place (dereferences.cpp) ----
   struct Deref {
@@ -222,9 +224,14 @@ class Rewriter {
   // function, as a parameter (`F f`, `const Op& op`) or a local (`MaxOp op;`), whose operator() the rewriter cannot
   // see: it may be a template deducing the proxy type. Its arguments get the element itself (element_ref).
   bool callable_object(std::size_t callee, std::size_t at) const;
+  // The identifier at `callee` names a math function of <cmath> or CUDA's math API, whose overloads an element proxy
+  // would make ambiguous (`pow(x[i], 2.0)`): its proxy arguments become values.
+  bool math_function(std::size_t callee) const;
   // What a proxy [first, last] is wrapped in where it stands: `::course_cpu::check::value(` (?:, printf, a template's
   // `T` or `const T&`), `::course_cpu::check::element_ref(` (a template's `T&`: the element itself), or "".
   std::string proxy_wrapper(std::size_t first, std::size_t last) const;
+  // Tokens [first, last] are the operand of a cast to a reference (`reinterpret_cast<float4&>(s[i])`, `(float2&)s[i]`).
+  bool reference_cast_operand(std::size_t first, std::size_t last) const;
   // The innermost function or lambda around token k returns a reference (`float& f(...)`, `-> float&`,
   // `decltype(auto)`); a lambda without a trailing return type, or a function returning a value, does not.
   bool returns_reference(std::size_t k) const;

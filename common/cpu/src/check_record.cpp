@@ -18,6 +18,7 @@
 #include <link.h>
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,16 @@ bool device_side_memory(const ThreadSlot& t, const void* p) {
 bool still_filled(const unsigned char* p, std::size_t bytes) {
   for (std::size_t i = 0; i < bytes; ++i)
     if (p[i] != static_cast<unsigned char>(kSharedFill)) return false;
+  return true;
+}
+
+// A plain store of the bytes the element already holds, to words that were written in this block (not the fill) and
+// that no asynchronous copy is still filling.
+bool stores_nothing(const check::AccessInfo& info, const Region& region, std::size_t first, std::size_t last) {
+  if (last >= region.words.size() || std::memcmp(info.addr, info.stored, info.elem_size) != 0) return false;
+  if (still_filled(static_cast<const unsigned char*>(info.addr), info.elem_size)) return false;
+  for (std::size_t i = first; i <= last; ++i)
+    if (region.words[i].copy_pending) return false;
   return true;
 }
 
@@ -190,6 +201,12 @@ bool record(const AccessInfo& info, Access kind) {
   }
   const bool read = reads(kind);
   const bool write = writes(kind);
+  if (info.stored != nullptr && stores_nothing(info, *region, first, last)) {
+    // `found = 1;` by many threads: a store of the value the element already holds changes nothing any thread can
+    // see, so it races with no access (a GPU keeps the same value whichever store lands last).
+    note_banks(c.hot, id, t->linear, first, last, false, true);
+    return true;
+  }
   bool reported_uninit = false;
   for (std::size_t i = first; i <= last && i < region->words.size(); ++i) {
     const std::uintptr_t word = region->begin + 4 * i;

@@ -33,6 +33,8 @@ cudaError_t run_print_through_macros();                           // prints "log
 // 128 floats in and out, 32 points of two floats; bug 0: correct, 1: past the end, 2: race, 3: p->x past the end
 cudaError_t run_pointer_forms(const float* in, const void* points, float* out, int bug);
 cudaError_t run_sentinels_through_references(int* out);  // 32 ints
+// x: 128 floats, n: 32 ints, total: 1 double, out: 32 floats
+cudaError_t run_library_forms(const float* x, const int* n, double* total, float* out);
 
 // kernels_idioms_bugs.cu
 cudaError_t run_volatile_without_syncwarp(const float* in, float* out);

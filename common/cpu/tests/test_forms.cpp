@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 
 namespace {
@@ -95,4 +96,28 @@ TEST(Forms, MinusOneStoredWhereTheChecksCannotFollowIsNoUninitializedRead) {
     const int quad = t % 4 == 2 ? t / 4 : -1;
     EXPECT_EQ(got[t], (t % 2 == 0 ? -1 : t) + 1000 * quad) << t;
   }
+}
+
+// pow(float, double), sqrt(int) and fmax(float, double) of elements, reinterpret_cast<float4&>(s[i]) and (float2&)s[i],
+// a flag set to 1 by several threads, the Programming Guide's atomicAdd(double*) under `#if __CUDA_ARCH__ < 600`, and
+// `#ifdef __CUDA_ARCH__` in a __host__ __device__ function: compiled and computed as on a GPU, with no diagnostic.
+TEST(Forms, LibraryFunctionsReferenceCastsSameValueFlagsAndCudaArch) {
+  const std::vector<float> x = iota_floats(128, 0.25f);
+  std::vector<int> n(32);
+  for (int t = 0; t < 32; ++t) n[t] = t % 5;
+  DeviceBuffer<float> dx(x), out(32);
+  DeviceBuffer<int> dn(n);
+  DeviceBuffer<double> total(1);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_library_forms(dx.ptr, dn.ptr, total.ptr, out.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<float> got = out.get();
+  double sum = 0;
+  for (int t = 0; t < 32; ++t) {
+    const double v = std::pow(static_cast<double>(x[t]), 2.0) + std::sqrt(static_cast<double>(n[t])) +
+                     std::fmax(static_cast<double>(x[t]), 0.5) + x[2 * t] + x[2 * t + 1];
+    sum += v;
+    EXPECT_NEAR(got[t], static_cast<float>(v) + 100.0f + 2000.0f, 1e-3) << t;
+  }
+  EXPECT_NEAR(total.get()[0], sum, 1e-9);
 }

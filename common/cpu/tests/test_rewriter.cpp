@@ -310,6 +310,59 @@ TEST(Rewriter, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
   EXPECT_TRUE(contains(out, "::course_cpu::check::root(d, " + site("d", true) + ")[0].x;")) << out;
 }
 
+TEST(Rewriter, CudaArchInDeviceBodiesHasTheDevicePassValue) {
+  const std::string src =
+      "#if __CUDA_ARCH__ < 600\n"
+      "__device__ double atomicAdd(double* a, double v);\n"
+      "#endif\n"
+      "__host__ __device__ int f() {\n"
+      "#ifdef __CUDA_ARCH__\n"
+      "  return __CUDA_ARCH__;\n"
+      "#elif defined(__CUDA_ARCH__) || defined __CUDA_ARCH__\n"
+      "#endif\n"
+      "#ifndef __CUDA_ARCH__\n"
+      "#endif\n"
+      "#if __CUDA_ARCH__ >= 700\n"
+      "#endif\n"
+      "  return 0;\n"
+      "}\n"
+      "int host() {\n"
+      "#ifdef __CUDA_ARCH__\n"
+      "#endif\n"
+      "  return 0;\n"
+      "}\n";
+  for (Mode mode : {Mode::fast, Mode::check}) {
+    const std::string out = body(src, mode);
+    EXPECT_EQ(lines(out), lines(src));
+    EXPECT_TRUE(contains(out, "#if __CUDA_ARCH__ < 600\n")) << out;  // file scope: the host pass's view
+    EXPECT_TRUE(contains(out, "#if  1 \n  return 900;\n#elif 1 || 1\n#endif\n#if  0 \n#endif\n#if 900 >= 700\n"))
+        << out;
+    EXPECT_TRUE(contains(out, "int host() {\n#ifdef __CUDA_ARCH__\n")) << out;
+  }
+}
+
+TEST(Rewriter, CastsOfElementsToReferencesBindTheElement) {
+  const std::string src =
+      "__global__ void k(const float* in) {\n"
+      "  __shared__ float s[64];\n"
+      "  reinterpret_cast<float4&>(s[4]) = reinterpret_cast<const float4&>(in[4]);\n"
+      "  float2 p = (float2&)s[2];\n"
+      "  float q = (float)s[3] + static_cast<float>(s[1]);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_TRUE(contains(out,
+                       "reinterpret_cast<float4&>(::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[4])) = "
+                       "reinterpret_cast<const float4&>(::course_cpu::check::element_ref(COURSE_CHECKED(in, "
+                       "__LINE__)[4]));"))
+      << out;
+  EXPECT_TRUE(contains(out, "float2 p = (float2&)::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[2]);"))
+      << out;
+  EXPECT_TRUE(contains(out,
+                       "float q = (float)COURSE_CHECKED(s, __LINE__)[3] + static_cast<float>(COURSE_CHECKED(s, "
+                       "__LINE__)[1]);"))
+      << out;
+}
+
 TEST(Rewriter, ProxiesPassedToFunctionTemplatesAreTheElementOrItsValue) {
   const std::string src =
       "template <typename T> __device__ void swap2(T& a, T& b) {}\n"
@@ -570,5 +623,5 @@ TEST(Rewriter, ElementsGivenToCallableObjectsAreTheElement) {
                        "::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[2]))"))
       << out;
   EXPECT_TRUE(contains(out, "id(COURSE_CHECKED(s, __LINE__)[3])")) << out;
-  EXPECT_TRUE(contains(out, "fminf(COURSE_CHECKED(s, __LINE__)[4], 1.0f)")) << out;
+  EXPECT_TRUE(contains(out, "fminf(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[4]), 1.0f)")) << out;
 }

@@ -49,10 +49,11 @@ struct AccessInfo {
   const long long* extent;    // arrays only: each dimension's size
   std::uint32_t array_bytes;  // arrays only
   std::uint16_t elem_size;
-  bool is_array;              // a static __shared__ array, else a pointer
-  signed char ndims;          // subscripts applied so far
-  signed char bad_dim;        // first subscript outside its extent, or -1
-  long long index[kMaxDims];  // subscript values
+  bool is_array;                 // a static __shared__ array, else a pointer
+  signed char ndims;             // subscripts applied so far
+  signed char bad_dim;           // first subscript outside its extent, or -1
+  long long index[kMaxDims];     // subscript values
+  const void* stored = nullptr;  // a plain store's new value (elem_size bytes), else null
 };
 
 // The slow path: checks and records one access and reports what is wrong;

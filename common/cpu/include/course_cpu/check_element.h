@@ -153,7 +153,17 @@ class ElemRef {
 
   V load() const { return ok(Access::read) ? static_cast<V>(*p_) : V{}; }
   void store(const V& v) {
-    if (ok(Access::write)) *p_ = v;
+    if (loc_.template fast<sizeof(T)>(untyped(p_), Access::write)) [[likely]] {
+      *p_ = v;
+      return;
+    }
+    if (store_slow(v)) *p_ = v;
+  }
+  // The slow path of a store gets the value: a store of what the element already holds races with nothing.
+  [[gnu::noinline, gnu::cold]] bool store_slow(const V& v) const {
+    AccessInfo info = loc_.info(untyped(p_), sizeof(T));
+    info.stored = &v;
+    return record(info, Access::write);
   }
   // x++ (step 1) and x-- (step -1): the old value.
   V post_step(int step) {

@@ -12,6 +12,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -121,7 +122,8 @@ inline T atomic_update(T* address, F f) {
 }
 }  // namespace course_cpu::detail
 
-// atomicMax/atomicMin, for integer and floating-point types alike.
+// atomicMax/atomicMin exist for integer types only, as in CUDA (code that needs them for float writes its own with
+// atomicCAS, and must not meet a second definition here).
 #define COURSE_CPU_ATOMIC_MINMAX(T)                                                    \
   inline T atomicMax(T* a, T v) {                                                      \
     return ::course_cpu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; }); \
@@ -147,20 +149,20 @@ COURSE_CPU_ATOMIC_INT(unsigned int)
 COURSE_CPU_ATOMIC_INT(unsigned long long)
 COURSE_CPU_ATOMIC_INT(long long)
 #undef COURSE_CPU_ATOMIC_INT
-
-#define COURSE_CPU_ATOMIC_FLOAT(T)                                              \
-  inline T atomicAdd(T* a, T v) {                                               \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o + v; });  \
-  }                                                                             \
-  inline T atomicSub(T* a, T v) {                                               \
-    return ::course_cpu::detail::atomic_update(a, [v](T o) { return o - v; });  \
-  }                                                                             \
-  inline T atomicExch(T* a, T v) { return std::atomic_ref<T>(*a).exchange(v); } \
-  COURSE_CPU_ATOMIC_MINMAX(T)
-COURSE_CPU_ATOMIC_FLOAT(float)
-COURSE_CPU_ATOMIC_FLOAT(double)
-#undef COURSE_CPU_ATOMIC_FLOAT
 #undef COURSE_CPU_ATOMIC_MINMAX
+
+inline float atomicAdd(float* a, float v) {
+  return ::course_cpu::detail::atomic_update(a, [v](float o) { return o + v; });
+}
+inline float atomicExch(float* a, float v) { return std::atomic_ref<float>(*a).exchange(v); }
+// atomicAdd for double is a template, so that the CUDA Programming Guide's own definition for GPUs before sm_60
+// (`#if __CUDA_ARCH__ < 600 __device__ double atomicAdd(double*, double) {...atomicCAS...} #endif`, taken here, as in
+// nvcc's host pass) is no redefinition: a non-template of the same signature wins over it.
+template <class T>
+requires std::same_as<T, double>
+inline T atomicAdd(T* a, std::type_identity_t<T> v) {
+  return ::course_cpu::detail::atomic_update(a, [v](T o) { return o + v; });
+}
 
 inline unsigned int atomicInc(unsigned int* a, unsigned int limit) {
   return course_cpu::detail::atomic_update(a, [limit](unsigned int o) { return o >= limit ? 0u : o + 1u; });

@@ -14,3 +14,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+
+// What nvcc defines for every .cu file, in both of its passes (the version is that of the runtime this backend
+// models, CUDART_VERSION in cuda_runtime.h). __CUDA_ARCH__, defined only in nvcc's device pass, is given its
+// device-pass value in directives inside device function bodies by the rewriter (rewrite/macros.cpp).
+#define __CUDACC__ 1
+#define __NVCC__ 1
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 0
+#define __CUDACC_VER_BUILD__ 0
