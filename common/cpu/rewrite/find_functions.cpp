@@ -40,6 +40,12 @@ void Rewriter::find_functions() {
     const std::size_t close = match(open);
     if (is_ident(prev(open)) && template_keyword(i) != npos)
       template_functions_[std::string(toks_[prev(open)].text)] = parameter_kinds(open, close);
+    if (is_ident(i, "__global__") && is_ident(prev(open)) && template_keyword(i) == npos) {
+      KernelDecls& d = kernel_decls_[std::string(toks_[prev(open)].text)];
+      d.signatures.insert(text(open, close + 1, true));
+      for (std::size_t k = next(open); k < close; k = is_open(k) ? match(k) : next(k))
+        d.defaults = d.defaults || is_punct(k, "=");
+    }
     // Qualifiers and trailing return types until the body or a ';'.
     std::size_t b = next(close);
     while (b < toks_.size() && !is_punct(b, "{") && !is_punct(b, ";")) {
@@ -50,7 +56,10 @@ void Rewriter::find_functions() {
     seen_bodies.insert(b);
     Function f{b, match(b), pointer_params(open, close), {}, ""};
     f.kernel = is_ident(i, "__global__");
-    if (f.kernel && is_ident(prev(open))) f.kernel_address = kernel_address(prev(open), open, close);
+    if (f.kernel && is_ident(prev(open))) {
+      f.kernel_address = kernel_address(prev(open), open, close);
+      if (template_keyword(i) == npos) kernel_decls_[std::string(toks_[prev(open)].text)].address = f.kernel_address;
+    }
     functions_.push_back(std::move(f));
   }
 }

@@ -1,7 +1,9 @@
 // course-rewrite, pass 3: kernel launches.
 //   kernel<<<g, b, s, st>>>(args) -> ::course_cpu::launch(kernel, "kernel", __FILE__, line, g, b, s, st)(args)
 // A kernel template of this file launched with fewer template arguments than
-// it has parameters goes through ::course_cpu::launch_deduced instead.
+// it has parameters, or a kernel with overloads or default arguments, goes
+// through ::course_cpu::launch_deduced instead; another kernel of this file
+// named by one identifier is passed by its typed address.
 #include "passes.h"
 
 namespace course_rewrite {
@@ -79,9 +81,22 @@ void Rewriter::rewrite_launches() {
       deduced = (after == i ? 0 : angle_arguments(after)) < it->second;
       break;
     }
+    // A kernel of this file named by one identifier: with overloads or default arguments, the call inside the
+    // generic lambda resolves them as nvcc does; else its typed address, so that a function of the same name from a
+    // header (`copy` after `using namespace std;`) does not make the name ambiguous.
+    std::string address;
+    if (!deduced && next(start) == i) {
+      const auto it = kernel_decls_.find(callee);
+      if (it != kernel_decls_.end()) {
+        deduced = it->second.signatures.size() > 1 || it->second.defaults;
+        address = it->second.address;
+      }
+    }
     if (deduced) {
       edits_.push_back({start, start, "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { ("});
       edits_.push_back({i, i + 1, ")(course_cpu_args...); }, " + site});
+    } else if (!address.empty()) {
+      edits_.push_back({start, i + 1, "::course_cpu::launch(" + address + ", " + site});
     } else {
       edits_.push_back({start, start, "::course_cpu::launch("});
       edits_.push_back({i, i + 1, ", " + site});

@@ -253,7 +253,15 @@ class Rewriter {
   Mode mode_;
   std::vector<Edit> edits_;
   std::vector<Function> functions_;
-  std::map<std::string, int> template_kernels_;                   // __global__ templates of this file -> parameters
+  std::map<std::string, int> template_kernels_;  // __global__ templates of this file -> parameters
+  // The non-template __global__ functions of this file by name: their parameter lists as written, whether any
+  // declaration has a default argument, and the definition's typed address (Function::kernel_address).
+  struct KernelDecls {
+    std::set<std::string> signatures;
+    bool defaults = false;
+    std::string address;
+  };
+  std::map<std::string, KernelDecls> kernel_decls_;
   std::map<std::string, std::vector<Param>> template_functions_;  // __device__/__global__ templates -> parameters
   std::map<std::size_t, std::set<std::string>> shared_arrays_;    // body '{' -> names
   std::map<std::size_t, std::set<std::string>> shared_scalars_;   // body '{' -> names of arithmetic __shared__ scalars

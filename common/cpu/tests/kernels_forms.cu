@@ -175,3 +175,26 @@ cudaError_t run_library_forms(const float* x, const int* n, double* total, float
   libraryForms<<<1, 32>>>(x, n, total, out);
   return cudaDeviceSynchronize();
 }
+
+// Launches that name a kernel of this file shared with other functions: overloads of one kernel name, a default
+// argument, and a kernel named like a standard algorithm where `using namespace std;` makes std::copy visible too.
+__global__ void scaleBy(float* p, float f) { p[threadIdx.x] *= f; }
+__global__ void scaleBy(int* p, int f) { p[threadIdx.x] *= f; }
+__global__ void addTo(float* p, float v = 0.5f);
+__global__ void addTo(float* p, float v) { p[threadIdx.x] += v; }
+namespace forms_std {
+using namespace std;
+__global__ void copy(const float* a, float* b) { b[threadIdx.x] = a[threadIdx.x]; }
+cudaError_t run(const float* a, float* b) {
+  copy<<<1, 32>>>(a, b);
+  return cudaDeviceSynchronize();
+}
+}  // namespace forms_std
+cudaError_t run_shared_kernel_names(const float* in, float* out, int* ints) {
+  cudaError_t e = forms_std::run(in, out);
+  scaleBy<<<1, 32>>>(out, 3.0f);
+  scaleBy<<<1, 32>>>(ints, 5);
+  addTo<<<1, 32>>>(out);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  return e;
+}

@@ -121,3 +121,21 @@ TEST(Forms, LibraryFunctionsReferenceCastsSameValueFlagsAndCudaArch) {
   }
   EXPECT_NEAR(total.get()[0], sum, 1e-9);
 }
+
+// Overloaded kernels, a kernel's default argument, and a kernel named `copy` next to std::copy launch as on a GPU.
+TEST(Forms, KernelsSharingTheirNameLaunchAsOnAGpu) {
+  const std::vector<float> x = iota_floats(32);
+  std::vector<int> n(32);
+  for (int t = 0; t < 32; ++t) n[t] = t - 7;
+  DeviceBuffer<float> in(x), out(32);
+  DeviceBuffer<int> ints(n);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_shared_kernel_names(in.ptr, out.ptr, ints.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<float> got = out.get();
+  const std::vector<int> got_ints = ints.get();
+  for (int t = 0; t < 32; ++t) {
+    EXPECT_EQ(got[t], 3.0f * x[t] + 0.5f) << t;
+    EXPECT_EQ(got_ints[t], 5 * n[t]) << t;
+  }
+}

@@ -341,6 +341,25 @@ TEST(Rewriter, CudaArchInDeviceBodiesHasTheDevicePassValue) {
   }
 }
 
+TEST(Rewriter, KernelsOfThisFileLaunchByTypedAddressOrDeduced) {
+  const std::string src =
+      "__global__ void one(float* p) {}\n"
+      "__global__ void two(float* p) {}\n"
+      "__global__ void two(int* p) {}\n"
+      "__global__ void dflt(float* p, int n = 1) {}\n"
+      "void run(float* p) { one<<<1, 2>>>(p); two<<<1, 2>>>(p); dflt<<<1, 2>>>(p); other<<<1, 2>>>(p); }\n";
+  const std::string out = body(src);
+  EXPECT_TRUE(
+      contains(out, "::course_cpu::launch(static_cast<void (*)(float* p)>(&one), \"one\", __FILE__, 5, 1, 2)(p);"))
+      << out;
+  EXPECT_TRUE(
+      contains(out, "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { (two)(course_cpu_args...); }"))
+      << out;
+  EXPECT_TRUE(contains(out, "{ (dflt)(course_cpu_args...); }")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::launch(other, \"other\", __FILE__, 5, 1, 2)(p);"))
+      << out;  // not of this file
+}
+
 TEST(Rewriter, CastsOfElementsToReferencesBindTheElement) {
   const std::string src =
       "__global__ void k(const float* in) {\n"
