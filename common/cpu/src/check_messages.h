@@ -111,4 +111,21 @@ extern const char kHostAccessFixText[];
 // Where to get the file, line and variable of a crash.
 extern const char kCrashHintText[];
 
+// ---- launches (launch_messages.cpp) -------------------------------------------------
+// Why a launch configuration is invalid (launch_config.cpp), each for the first limit it breaks: a block with a
+// dimension 0; more than kMaxThreadsPerBlock threads; a block dimension too large; a grid with a dimension 0; a grid
+// dimension too large; more dynamic shared memory than `shmem_limit`.
+std::string empty_block_text(dim3 block);
+std::string too_many_threads_text(dim3 block);
+std::string block_too_large_text(dim3 block);
+std::string empty_grid_text(dim3 grid);
+std::string grid_too_large_text(dim3 grid);
+std::string too_much_dynamic_shared_text(std::size_t shmem, std::size_t shmem_limit);
+// "invalid launch of kernel 'k': <why> (cudaErrorInvalidConfiguration)" (scheduler.cpp).
+std::string invalid_launch_text(const char* kernel, const std::string& why, cudaError_t code);
+// A kernel launched from device code (dynamic parallelism).
+std::string device_launch_text(const char* kernel);
+// A kernel threw a C++ exception (`what`, null if it is no std::exception) in `block`, which was stopped.
+std::string kernel_exception_text(const char* kernel, const char* what, const std::string& block);
+
 }  // namespace course_cpu::detail
