@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace course_cpu::detail {
 
@@ -127,5 +130,17 @@ std::string invalid_launch_text(const char* kernel, const std::string& why, cuda
 std::string device_launch_text(const char* kernel);
 // A kernel threw a C++ exception (`what`, null if it is no std::exception) in `block`, which was stopped.
 std::string kernel_exception_text(const char* kernel, const char* what, const std::string& block);
+
+// ---- barrier and warp divergence (launch_messages.cpp) ------------------------------
+// A warp operation of block w's warp `warp` that can never complete (block_sync.cpp): `present` wait at lead's
+// operation, but lanes of its mask `exited` or wait `elsewhere`.
+std::string warp_divergence_text(const Worker& w, unsigned warp, const ThreadSlot& lead,
+                                 const std::vector<unsigned>& present, const std::vector<unsigned>& exited,
+                                 const std::vector<unsigned>& elsewhere);
+// Threads of block w wait at different __syncthreads() (`waiting`: line -> threads; `groups`: (first thread, line),
+// in thread order), or some `exited` while others wait.
+std::string barrier_divergence_text(const Worker& w, const std::vector<std::pair<unsigned, int>>& groups,
+                                    const std::map<int, std::vector<unsigned>>& waiting,
+                                    const std::vector<unsigned>& exited);
 
 }  // namespace course_cpu::detail

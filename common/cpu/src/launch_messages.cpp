@@ -4,9 +4,45 @@
 // (see check_messages.h).
 #include "check_messages.h"
 
+#include <map>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace course_cpu::detail {
+
+namespace {
+
+const char* op_name(WarpOp op) {
+  switch (op) {
+    case WarpOp::sync:
+      return "__syncwarp()";
+    case WarpOp::shfl_idx:
+      return "__shfl_sync()";
+    case WarpOp::shfl_up:
+      return "__shfl_up_sync()";
+    case WarpOp::shfl_down:
+      return "__shfl_down_sync()";
+    case WarpOp::shfl_xor:
+      return "__shfl_xor_sync()";
+    case WarpOp::ballot:
+      return "__ballot_sync()/__any_sync()/__all_sync()";
+  }
+  return "warp operation";
+}
+
+// The operation a thread waits at, as the student wrote it.
+std::string op_text(const ThreadSlot& t) { return t.what != nullptr ? t.what : op_name(t.op); }
+
+// "threads 0..15" for 1-D blocks; 2-D/3-D blocks name linear ids.
+std::string threads_text(const Worker& w, const std::vector<unsigned>& ids) {
+  const bool one_d = w.block_dim.y == 1 && w.block_dim.z == 1;
+  std::string s = ids.size() == 1 ? "thread " : "threads ";
+  if (!one_d) s += "(linear id) ";
+  return s + format_ranges(ids);
+}
+
+}  // namespace
 
 // ---- launches -------------------------------------------------------------------
 
@@ -73,6 +109,56 @@ std::string kernel_exception_text(const char* kernel, const char* what, const st
            ", which was stopped. Device code must not throw.";
   return "kernel '" + std::string(kernel) + "' threw a C++ exception in block " + block +
          ", which was stopped. Device code must not throw.";
+}
+
+// ---- barrier and warp divergence ----------------------------------------------------
+
+std::string warp_divergence_text(const Worker& w, unsigned warp, const ThreadSlot& lead,
+                                 const std::vector<unsigned>& present, const std::vector<unsigned>& exited,
+                                 const std::vector<unsigned>& elsewhere) {
+  std::ostringstream m;
+  m << "block " << block_text(w) << ", warp " << warp << ": " << threads_text(w, present) << " wait at "
+    << op_text(lead) << " on line " << lead.line << ", which needs every lane of its mask 0x" << std::hex << lead.mask
+    << std::dec << ", but ";
+  if (!exited.empty()) m << threads_text(w, exited) << " exited";
+  if (!exited.empty() && !elsewhere.empty()) m << " and ";
+  if (!elsewhere.empty()) {
+    const ThreadSlot& o = w.block.threads[elsewhere.front()];
+    m << threads_text(w, elsewhere) << " wait at "
+      << (o.state == ThreadState::at_barrier ? std::string("__syncthreads()") : op_text(o)) << " on line " << o.line;
+  }
+  m << ". Keep every lane named in the mask on the same path (no early return before it), or "
+       "pass a mask of only the lanes that take part.";
+  return m.str();
+}
+
+std::string barrier_divergence_text(const Worker& w, const std::vector<std::pair<unsigned, int>>& groups,
+                                    const std::map<int, std::vector<unsigned>>& waiting,
+                                    const std::vector<unsigned>& exited) {
+  const BlockRun& b = w.block;
+  const int first_line = groups.front().second;
+  auto at = [&](int line) {
+    const auto released = b.barrier_releases.find(line);
+    const int times = released == b.barrier_releases.end() ? 0 : released->second;
+    return "__syncthreads() on line " + std::to_string(line) + " (" + ordinal(times + 1) + " time)";
+  };
+  std::ostringstream m;
+  m << "block " << block_text(w) << ": ";
+  if (groups.size() == 1) {
+    m << threads_text(w, exited) << " exited without reaching the __syncthreads() at line " << first_line << " that "
+      << threads_text(w, waiting.at(first_line)) << " wait at";
+  } else {
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const int line = groups[i].second;
+      if (i > 0) m << (i + 1 == groups.size() && exited.empty() ? " and " : ", while ");
+      m << threads_text(w, waiting.at(line)) << " wait at " << at(line);
+    }
+    if (!exited.empty()) m << ", and " << threads_text(w, exited) << " exited";
+  }
+  m << ". Every thread of a block must reach each __syncthreads() the same number of times: do "
+       "not call it inside a branch or loop that depends on the thread index, and do not return "
+       "before it (guard the work, not the barrier).";
+  return m.str();
 }
 
 }  // namespace course_cpu::detail
