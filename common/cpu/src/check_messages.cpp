@@ -227,14 +227,6 @@ std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, c
   return m.str();
 }
 
-std::string bad_async_copy_text(const Who& who, int line, const std::string& problem) {
-  return "thread " + who.thread() + " of block " + who.block() + " calls __pipeline_memcpy_async at line " +
-         std::to_string(line) + " with " + problem +
-         ". A GPU does not run such a copy (the kernel stops with an error); here the block was stopped. Copy 4, 8 "
-         "or 16 bytes from a cudaMalloc'ed buffer into __shared__ memory, both addresses a multiple of the size, "
-         "with zfill (the 4th argument) at most the size.";
-}
-
 namespace {
 
 // Where the address lies: "byte 4072 of a buffer cudaMalloc'ed with 16388 bytes", or of the dynamic shared memory.

@@ -91,9 +91,6 @@ std::string write_after_read_text(const Who& who, const check::AccessInfo& info,
 // `who` reads (or, if `write`, writes) a word that an asynchronous copy started by `copy` is still filling: no
 // __pipeline_wait_prior of that thread has covered the copy yet (async_copy.cpp).
 std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, const OtherAccess& copy, bool write);
-// A __pipeline_memcpy_async that a GPU would not run: a size other than 4, 8 or 16, zfill larger than the size, a
-// destination outside shared memory or a source outside every cudaMalloc'ed buffer (`problem` says which).
-std::string bad_async_copy_text(const Who& who, int line, const std::string& problem);
 
 // ---- crashes (fault_handler.cpp) ----------------------------------------------------
 // Each writes its sentence into buf (n bytes) without allocating: a signal
@@ -142,5 +139,18 @@ std::string warp_divergence_text(const Worker& w, unsigned warp, const ThreadSlo
 std::string barrier_divergence_text(const Worker& w, const std::vector<std::pair<unsigned, int>>& groups,
                                     const std::map<int, std::vector<unsigned>>& waiting,
                                     const std::vector<unsigned>& exited);
+
+// ---- asynchronous copies (launch_messages.cpp) ------------------------------------
+// A __pipeline_memcpy_async that a GPU would not run: a size other than 4, 8 or 16, zfill larger than the size, a
+// destination outside shared memory or a source outside every cudaMalloc'ed buffer (`problem` says which).
+std::string bad_async_copy_text(const Who& who, int line, const std::string& problem);
+// The `problem`s: "size 12 (not 4, 8 or 16)", "zfill 8 larger than the size 4", the destination, the source (of
+// `bytes` bytes).
+std::string bad_copy_size_text(std::size_t size);
+std::string bad_copy_zfill_text(std::size_t zfill, std::size_t size);
+extern const char kBadCopyDestinationText[];
+std::string bad_copy_source_text(std::uint32_t bytes);
+// A copy of `size` bytes whose destination (or source) address is not a multiple of the size.
+MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address);
 
 }  // namespace course_cpu::detail

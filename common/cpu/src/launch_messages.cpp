@@ -161,4 +161,35 @@ std::string barrier_divergence_text(const Worker& w, const std::vector<std::pair
   return m.str();
 }
 
+// ---- asynchronous copies ----------------------------------------------------------
+
+std::string bad_async_copy_text(const Who& who, int line, const std::string& problem) {
+  return "thread " + who.thread() + " of block " + who.block() + " calls __pipeline_memcpy_async at line " +
+         std::to_string(line) + " with " + problem +
+         ". A GPU does not run such a copy (the kernel stops with an error); here the block was stopped. Copy 4, 8 "
+         "or 16 bytes from a cudaMalloc'ed buffer into __shared__ memory, both addresses a multiple of the size, "
+         "with zfill (the 4th argument) at most the size.";
+}
+
+std::string bad_copy_size_text(std::size_t size) { return "size " + std::to_string(size) + " (not 4, 8 or 16)"; }
+
+std::string bad_copy_zfill_text(std::size_t zfill, std::size_t size) {
+  return "zfill " + std::to_string(zfill) + " larger than the size " + std::to_string(size);
+}
+
+const char kBadCopyDestinationText[] = "a destination that is not __shared__ memory";
+
+std::string bad_copy_source_text(std::uint32_t bytes) {
+  return "a source that is not inside a cudaMalloc'ed buffer (or whose " + std::to_string(bytes) +
+         " bytes run past its end)";
+}
+
+MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address) {
+  const std::string which = destination ? "destination" : "source";
+  return {"copies", std::to_string(size) + " bytes (__pipeline_memcpy_async, " + which + ")",
+          "a copy of " + std::to_string(size) + " bytes needs " + which + " addresses that are a multiple of " +
+              std::to_string(size),
+          size, address};
+}
+
 }  // namespace course_cpu::detail
