@@ -164,6 +164,14 @@ std::string shared_index_text(const check::AccessInfo& info, const Region& regio
   return m.str();
 }
 
+const char kArrayIndexFixText[] = "Check the index computation against the array's size (or declare the array larger).";
+const char kBufferIndexFixText[] = "Guard the access with a bounds check such as `if (i < n)`, or fix the index.";
+const char kBufferStartFixText[] = "Fix the index computation so that it stays inside the buffer.";
+const char kDynamicSharedFixText[] =
+    "Pass enough bytes as the 3rd launch parameter <<<grid, block, bytes>>> "
+    "(e.g. blockDim.x * sizeof(float)), or fix the index.";
+const char kSharedIndexFixText[] = "Check the index computation against the array's size.";
+
 std::string not_a_device_pointer_text(const Who& who, check::Access kind, const check::AccessInfo& info) {
   std::ostringstream m;
   if (info.site->device_param) {
@@ -286,6 +294,10 @@ void host_access_text(char* buf, std::size_t n, const char* verb, const void* ad
                 "with %zu bytes (at %p).\n",
                 verb, addr, offset, a.size, reinterpret_cast<void*>(a.begin));
 }
+
+const char kWroteText[] = "wrote";
+const char kReadText[] = "read";
+const char kReadOrWroteText[] = "read or wrote";
 
 const char kHostAccessFixText[] =
     "[course-cpu] A pointer from cudaMalloc may be dereferenced only in device code: on a GPU this access is a "

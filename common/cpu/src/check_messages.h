@@ -45,6 +45,15 @@ std::string buffer_index_text(const check::AccessInfo& info, const Allocation& a
 // The same for a pointer into a __shared__ array or the dynamic shared memory.
 std::string shared_index_text(const check::AccessInfo& info, const Region& region);
 
+// ---- what to do about an out-of-bounds index (the `fix` of out_of_bounds, check_record.cpp) ----
+// An index past a __shared__ array's declared size; an index past the end of a cudaMalloc'ed buffer, or before its
+// start; an index outside the dynamic shared memory, or outside a __shared__ array reached through a pointer.
+extern const char kArrayIndexFixText[];
+extern const char kBufferIndexFixText[];
+extern const char kBufferStartFixText[];
+extern const char kDynamicSharedFixText[];
+extern const char kSharedIndexFixText[];
+
 // ---- other findings ---------------------------------------------------------------
 // The parameter is null or points into no cudaMalloc'ed buffer.
 std::string not_a_device_pointer_text(const Who& who, check::Access kind, const check::AccessInfo& info);
@@ -104,6 +113,10 @@ void crash_header_text(char* buf, std::size_t n, const LaunchSite& site, uint3 b
 void past_the_end_text(char* buf, std::size_t n, const void* addr, std::size_t past, const Allocation& a);
 void stack_overflow_text(char* buf, std::size_t n, const void* addr);
 void outside_buffers_text(char* buf, std::size_t n, const void* addr);
+// The `verb` of host_access_text: the fault was a write, a read, or (no error code to tell) either.
+extern const char kWroteText[];
+extern const char kReadText[];
+extern const char kReadOrWroteText[];
 // A general-protection fault (no address: most likely a misaligned vector access).
 extern const char kGeneralProtectionText[];
 // What to do instead of touching device memory from host code.
@@ -152,5 +165,18 @@ extern const char kBadCopyDestinationText[];
 std::string bad_copy_source_text(std::uint32_t bytes);
 // A copy of `size` bytes whose destination (or source) address is not a multiple of the size.
 MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address);
+
+// ---- the list of findings (diagnostics.cpp) ----------------------------------------
+// The line after the first kPrintLimit findings: "[course-cpu] ... and 3 more distinct problems\n".
+std::string more_problems_text(std::size_t more);
+// What follows a finding that happened more than once: " [12 occurrences]".
+std::string occurrences_text(std::size_t occurrences);
+
+// ---- device buffers shared with a worker process (memory.cpp) ----------------------
+// Why import_allocation could not map a buffer another process shared: its layout cannot be one of cudaMalloc's;
+// its address range is already taken in this process; mmap failed.
+extern const char kImportLayoutText[];
+extern const char kImportAddressTakenText[];
+extern const char kImportMapFailedText[];
 
 }  // namespace course_cpu::detail

@@ -192,4 +192,18 @@ MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintpt
           size, address};
 }
 
+// ---- the list of findings ----------------------------------------------------------
+
+std::string more_problems_text(std::size_t more) {
+  return "[course-cpu] ... and " + std::to_string(more) + " more distinct problems\n";
+}
+
+std::string occurrences_text(std::size_t occurrences) { return " [" + std::to_string(occurrences) + " occurrences]"; }
+
+// ---- device buffers shared with a worker process -----------------------------------
+
+const char kImportLayoutText[] = "an allocation with an impossible layout";
+const char kImportAddressTakenText[] = "the address of a device buffer is taken in the worker";
+const char kImportMapFailedText[] = "mapping a device buffer failed";
+
 }  // namespace course_cpu::detail
