@@ -1,5 +1,8 @@
-// CPU backend of the course: the sentences a student reads about a kernel,
-// check mode's findings and the crash reports of both modes.
+// CPU backend of the course: the messages file's sentences about a kernel's
+// accesses: check mode's findings, misaligned accesses and the crash reports
+// of both modes. The rest (launches, barriers, warps, copies) is in
+// launch_messages.cpp; check_messages.h declares both and says what, besides
+// errors.cpp's CUDA error strings, a student reads from the runtime.
 #include "check_messages.h"
 
 #include <algorithm>

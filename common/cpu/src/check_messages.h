@@ -1,7 +1,23 @@
-// CPU backend of the course: the sentences a student reads about a kernel,
-// in one place (check_messages.cpp): check mode's findings (from the slow
-// path, check_record.cpp) and the crash reports of either mode
-// (fault_handler.cpp).
+// CPU backend of the course: every sentence its runtime shows a student, in
+// one place. This header declares them; two sources share it:
+//  * check_messages.cpp, about a kernel's accesses: check mode's findings
+//    (from the slow path, check_record.cpp), misaligned accesses and the crash
+//    reports of either mode (fault_handler.cpp);
+//  * launch_messages.cpp, about the rest: invalid launches and kernels that
+//    throw (launch_config.cpp, scheduler.cpp), barrier and warp divergence
+//    (block_sync.cpp), bad asynchronous copies (async_copy.cpp), the list of
+//    findings (diagnostics.cpp) and buffers a worker process cannot map
+//    (memory.cpp).
+// The other runtime sources build no sentence: they call these functions or
+// use these constants. What stays with them is not prose: the categories
+// ("race", "out-of-bounds"), which tests and the grader match; the
+// "[course-cpu] file:line: category: " layout of a finding (diagnostics.cpp);
+// the device's name (device.cpp).
+//
+// The one exception: errors.cpp's table of cudaGetErrorString/
+// cudaGetErrorName texts ("invalid configuration argument", ...). Those are
+// CUDA's own API strings, not the course's sentences: a lab prints them as the
+// real runtime returns them, so they stay beside the error codes they name.
 #pragma once
 
 #include "check_state.h"

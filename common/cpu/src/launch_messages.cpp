@@ -1,7 +1,8 @@
-// CPU backend of the course: the sentences a student reads about a launch
-// (its configuration, a kernel that throws), barrier and warp divergence and
-// asynchronous copies; the rest of the messages file is check_messages.cpp
-// (see check_messages.h).
+// CPU backend of the course: the messages file's sentences about all but a
+// kernel's accesses: invalid launches, kernels that throw, barrier and warp
+// divergence, bad asynchronous copies, the list of findings and buffers a
+// worker process cannot map. Accesses and crashes are in check_messages.cpp;
+// check_messages.h declares both.
 #include "check_messages.h"
 
 #include <map>
