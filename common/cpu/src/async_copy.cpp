@@ -85,32 +85,22 @@ void async_copy(const check::Site* site, void* dst_shared, const void* src_globa
     return;
   }
   if (size_and_align != 4 && size_and_align != 8 && size_and_align != 16)
-    stop_bad_copy(*w, *t, site, "async-copy", "size " + std::to_string(size_and_align) + " (not 4, 8 or 16)");
-  if (zfill > size_and_align)
-    stop_bad_copy(*w, *t, site, "async-copy",
-                  "zfill " + std::to_string(zfill) + " larger than the size " + std::to_string(size_and_align));
+    stop_bad_copy(*w, *t, site, "async-copy", bad_copy_size_text(size_and_align));
+  if (zfill > size_and_align) stop_bad_copy(*w, *t, site, "async-copy", bad_copy_zfill_text(zfill, size_and_align));
   const auto dst = reinterpret_cast<std::uintptr_t>(dst_shared);
   const auto src = reinterpret_cast<std::uintptr_t>(src_global);
   for (const std::uintptr_t address : {dst, src}) {
     if (address % size_and_align == 0) continue;
-    const std::string which = address == dst ? "destination" : "source";
-    const MisalignedAccess access{"copies",
-                                  std::to_string(size_and_align) + " bytes (__pipeline_memcpy_async, " + which + ")",
-                                  "a copy of " + std::to_string(size_and_align) + " bytes needs " + which +
-                                      " addresses that are a multiple of " + std::to_string(size_and_align),
-                                  size_and_align, address};
-    stop_misaligned(*w, *t, site->file, site->line, site->var, access);
+    stop_misaligned(*w, *t, site->file, site->line, site->var,
+                    misaligned_copy(size_and_align, address == dst, address));
   }
   const auto bytes = static_cast<std::uint32_t>(size_and_align - zfill);
   if (w->checked) {
     CheckState& c = *w->check;
-    if (shared_region_of(*w, dst) == nullptr)
-      stop_bad_copy(*w, *t, site, "async-copy", "a destination that is not __shared__ memory");
+    if (shared_region_of(*w, dst) == nullptr) stop_bad_copy(*w, *t, site, "async-copy", kBadCopyDestinationText);
     Allocation a;
     if (bytes > 0 && (!global_allocation_of(c, src_global, &a) || src + bytes > a.begin + a.size))
-      stop_bad_copy(*w, *t, site, "out-of-bounds",
-                    "a source that is not inside a cudaMalloc'ed buffer (or whose " + std::to_string(bytes) +
-                        " bytes run past its end)");
+      stop_bad_copy(*w, *t, site, "out-of-bounds", bad_copy_source_text(bytes));
     for (std::size_t i = 0; i < size_and_align / 4; ++i)
       check::record(word_access(site, static_cast<unsigned char*>(dst_shared), i), check::Access::write);
   }

@@ -6,45 +6,16 @@
 // rendezvous whose lanes are all present, and finally releases the block
 // barrier once every thread waits at the same __syncthreads(). Anything else is
 // barrier divergence: reported, and the block is stopped instead of hanging.
+#include "check_messages.h"
 #include "scheduler.h"
 
 #include <algorithm>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace course_cpu::detail {
 namespace {
-
-const char* op_name(WarpOp op) {
-  switch (op) {
-    case WarpOp::sync:
-      return "__syncwarp()";
-    case WarpOp::shfl_idx:
-      return "__shfl_sync()";
-    case WarpOp::shfl_up:
-      return "__shfl_up_sync()";
-    case WarpOp::shfl_down:
-      return "__shfl_down_sync()";
-    case WarpOp::shfl_xor:
-      return "__shfl_xor_sync()";
-    case WarpOp::ballot:
-      return "__ballot_sync()/__any_sync()/__all_sync()";
-  }
-  return "warp operation";
-}
-
-// The operation a thread waits at, as the student wrote it.
-std::string op_text(const ThreadSlot& t) { return t.what != nullptr ? t.what : op_name(t.op); }
-
-// "threads 0..15" for 1-D blocks; 2-D/3-D blocks name linear ids.
-std::string threads_text(const Worker& w, const std::vector<unsigned>& ids) {
-  const bool one_d = w.block_dim.y == 1 && w.block_dim.z == 1;
-  std::string s = ids.size() == 1 ? "thread " : "threads ";
-  if (!one_d) s += "(linear id) ";
-  return s + format_ranges(ids);
-}
 
 void wait_here(ThreadSlot* self) { self->sink = std::move(self->sink).resume(); }
 
@@ -87,21 +58,7 @@ bool resolve_warps(Worker& w) {
           elsewhere.push_back(first + l);
       }
       if (!exited.empty() || !elsewhere.empty()) {
-        std::ostringstream m;
-        m << "block " << block_text(w) << ", warp " << warp << ": " << threads_text(w, present) << " wait at "
-          << op_text(lead) << " on line " << lead.line << ", which needs every lane of its mask 0x" << std::hex
-          << lead.mask << std::dec << ", but ";
-        if (!exited.empty()) m << threads_text(w, exited) << " exited";
-        if (!exited.empty() && !elsewhere.empty()) m << " and ";
-        if (!elsewhere.empty()) {
-          const ThreadSlot& o = b.threads[elsewhere.front()];
-          m << threads_text(w, elsewhere) << " wait at "
-            << (o.state == ThreadState::at_barrier ? std::string("__syncthreads()") : op_text(o)) << " on line "
-            << o.line;
-        }
-        m << ". Keep every lane named in the mask on the same path (no early return before it), or "
-             "pass a mask of only the lanes that take part.";
-        fail_block(w, "barrier-divergence", lead.line, m.str());
+        fail_block(w, "barrier-divergence", lead.line, warp_divergence_text(w, warp, lead, present, exited, elsewhere));
         return false;
       }
       // Everyone is here: exchange values. Lane-relative arithmetic follows
@@ -187,26 +144,7 @@ bool release_barrier(Worker& w) {
   for (auto& [line, ids] : waiting) groups.emplace_back(ids.front(), line);
   std::sort(groups.begin(), groups.end());
   const int first_line = groups.front().second;
-  auto at = [&](int line) {
-    return "__syncthreads() on line " + std::to_string(line) + " (" + ordinal(b.barrier_releases[line] + 1) + " time)";
-  };
-  std::ostringstream m;
-  m << "block " << block_text(w) << ": ";
-  if (groups.size() == 1) {
-    m << threads_text(w, exited) << " exited without reaching the __syncthreads() at line " << first_line << " that "
-      << threads_text(w, waiting[first_line]) << " wait at";
-  } else {
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      const int line = groups[i].second;
-      if (i > 0) m << (i + 1 == groups.size() && exited.empty() ? " and " : ", while ");
-      m << threads_text(w, waiting[line]) << " wait at " << at(line);
-    }
-    if (!exited.empty()) m << ", and " << threads_text(w, exited) << " exited";
-  }
-  m << ". Every thread of a block must reach each __syncthreads() the same number of times: do "
-       "not call it inside a branch or loop that depends on the thread index, and do not return "
-       "before it (guard the work, not the barrier).";
-  fail_block(w, "barrier-divergence", first_line, m.str());
+  fail_block(w, "barrier-divergence", first_line, barrier_divergence_text(w, groups, waiting, exited));
   return false;
 }
 

@@ -1,5 +1,8 @@
-// CPU backend of the course: the sentences a student reads about a kernel,
-// check mode's findings and the crash reports of both modes.
+// CPU backend of the course: the messages file's sentences about a kernel's
+// accesses: check mode's findings, misaligned accesses and the crash reports
+// of both modes. The rest (launches, barriers, warps, copies) is in
+// launch_messages.cpp; check_messages.h declares both and says what, besides
+// errors.cpp's CUDA error strings, a student reads from the runtime.
 #include "check_messages.h"
 
 #include <algorithm>
@@ -164,6 +167,14 @@ std::string shared_index_text(const check::AccessInfo& info, const Region& regio
   return m.str();
 }
 
+const char kArrayIndexFixText[] = "Check the index computation against the array's size (or declare the array larger).";
+const char kBufferIndexFixText[] = "Guard the access with a bounds check such as `if (i < n)`, or fix the index.";
+const char kBufferStartFixText[] = "Fix the index computation so that it stays inside the buffer.";
+const char kDynamicSharedFixText[] =
+    "Pass enough bytes as the 3rd launch parameter <<<grid, block, bytes>>> "
+    "(e.g. blockDim.x * sizeof(float)), or fix the index.";
+const char kSharedIndexFixText[] = "Check the index computation against the array's size.";
+
 std::string not_a_device_pointer_text(const Who& who, check::Access kind, const check::AccessInfo& info) {
   std::ostringstream m;
   if (info.site->device_param) {
@@ -227,14 +238,6 @@ std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, c
   return m.str();
 }
 
-std::string bad_async_copy_text(const Who& who, int line, const std::string& problem) {
-  return "thread " + who.thread() + " of block " + who.block() + " calls __pipeline_memcpy_async at line " +
-         std::to_string(line) + " with " + problem +
-         ". A GPU does not run such a copy (the kernel stops with an error); here the block was stopped. Copy 4, 8 "
-         "or 16 bytes from a cudaMalloc'ed buffer into __shared__ memory, both addresses a multiple of the size, "
-         "with zfill (the 4th argument) at most the size.";
-}
-
 namespace {
 
 // Where the address lies: "byte 4072 of a buffer cudaMalloc'ed with 16388 bytes", or of the dynamic shared memory.
@@ -294,6 +297,10 @@ void host_access_text(char* buf, std::size_t n, const char* verb, const void* ad
                 "with %zu bytes (at %p).\n",
                 verb, addr, offset, a.size, reinterpret_cast<void*>(a.begin));
 }
+
+const char kWroteText[] = "wrote";
+const char kReadText[] = "read";
+const char kReadOrWroteText[] = "read or wrote";
 
 const char kHostAccessFixText[] =
     "[course-cpu] A pointer from cudaMalloc may be dereferenced only in device code: on a GPU this access is a "

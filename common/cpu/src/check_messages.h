@@ -1,7 +1,23 @@
-// CPU backend of the course: the sentences a student reads about a kernel,
-// in one place (check_messages.cpp): check mode's findings (from the slow
-// path, check_record.cpp) and the crash reports of either mode
-// (fault_handler.cpp).
+// CPU backend of the course: every sentence its runtime shows a student, in
+// one place. This header declares them; two sources share it:
+//  * check_messages.cpp, about a kernel's accesses: check mode's findings
+//    (from the slow path, check_record.cpp), misaligned accesses and the crash
+//    reports of either mode (fault_handler.cpp);
+//  * launch_messages.cpp, about the rest: invalid launches and kernels that
+//    throw (launch_config.cpp, scheduler.cpp), barrier and warp divergence
+//    (block_sync.cpp), bad asynchronous copies (async_copy.cpp), the list of
+//    findings (diagnostics.cpp) and buffers a worker process cannot map
+//    (memory.cpp).
+// The other runtime sources build no sentence: they call these functions or
+// use these constants. What stays with them is not prose: the categories
+// ("race", "out-of-bounds"), which tests and the grader match; the
+// "[course-cpu] file:line: category: " layout of a finding (diagnostics.cpp);
+// the device's name (device.cpp).
+//
+// The one exception: errors.cpp's table of cudaGetErrorString/
+// cudaGetErrorName texts ("invalid configuration argument", ...). Those are
+// CUDA's own API strings, not the course's sentences: a lab prints them as the
+// real runtime returns them, so they stay beside the error codes they name.
 #pragma once
 
 #include "check_state.h"
@@ -9,7 +25,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace course_cpu::detail {
 
@@ -41,6 +60,15 @@ std::string array_index_text(const check::AccessInfo& info);
 std::string buffer_index_text(const check::AccessInfo& info, const Allocation& a);
 // The same for a pointer into a __shared__ array or the dynamic shared memory.
 std::string shared_index_text(const check::AccessInfo& info, const Region& region);
+
+// ---- what to do about an out-of-bounds index (the `fix` of out_of_bounds, check_record.cpp) ----
+// An index past a __shared__ array's declared size; an index past the end of a cudaMalloc'ed buffer, or before its
+// start; an index outside the dynamic shared memory, or outside a __shared__ array reached through a pointer.
+extern const char kArrayIndexFixText[];
+extern const char kBufferIndexFixText[];
+extern const char kBufferStartFixText[];
+extern const char kDynamicSharedFixText[];
+extern const char kSharedIndexFixText[];
 
 // ---- other findings ---------------------------------------------------------------
 // The parameter is null or points into no cudaMalloc'ed buffer.
@@ -88,9 +116,6 @@ std::string write_after_read_text(const Who& who, const check::AccessInfo& info,
 // `who` reads (or, if `write`, writes) a word that an asynchronous copy started by `copy` is still filling: no
 // __pipeline_wait_prior of that thread has covered the copy yet (async_copy.cpp).
 std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, const OtherAccess& copy, bool write);
-// A __pipeline_memcpy_async that a GPU would not run: a size other than 4, 8 or 16, zfill larger than the size, a
-// destination outside shared memory or a source outside every cudaMalloc'ed buffer (`problem` says which).
-std::string bad_async_copy_text(const Who& who, int line, const std::string& problem);
 
 // ---- crashes (fault_handler.cpp) ----------------------------------------------------
 // Each writes its sentence into buf (n bytes) without allocating: a signal
@@ -104,11 +129,70 @@ void crash_header_text(char* buf, std::size_t n, const LaunchSite& site, uint3 b
 void past_the_end_text(char* buf, std::size_t n, const void* addr, std::size_t past, const Allocation& a);
 void stack_overflow_text(char* buf, std::size_t n, const void* addr);
 void outside_buffers_text(char* buf, std::size_t n, const void* addr);
+// The `verb` of host_access_text: the fault was a write, a read, or (no error code to tell) either.
+extern const char kWroteText[];
+extern const char kReadText[];
+extern const char kReadOrWroteText[];
 // A general-protection fault (no address: most likely a misaligned vector access).
 extern const char kGeneralProtectionText[];
 // What to do instead of touching device memory from host code.
 extern const char kHostAccessFixText[];
 // Where to get the file, line and variable of a crash.
 extern const char kCrashHintText[];
+
+// ---- launches (launch_messages.cpp) -------------------------------------------------
+// Why a launch configuration is invalid (launch_config.cpp), each for the first limit it breaks: a block with a
+// dimension 0; more than kMaxThreadsPerBlock threads; a block dimension too large; a grid with a dimension 0; a grid
+// dimension too large; more dynamic shared memory than `shmem_limit`.
+std::string empty_block_text(dim3 block);
+std::string too_many_threads_text(dim3 block);
+std::string block_too_large_text(dim3 block);
+std::string empty_grid_text(dim3 grid);
+std::string grid_too_large_text(dim3 grid);
+std::string too_much_dynamic_shared_text(std::size_t shmem, std::size_t shmem_limit);
+// "invalid launch of kernel 'k': <why> (cudaErrorInvalidConfiguration)" (scheduler.cpp).
+std::string invalid_launch_text(const char* kernel, const std::string& why, cudaError_t code);
+// A kernel launched from device code (dynamic parallelism).
+std::string device_launch_text(const char* kernel);
+// A kernel threw a C++ exception (`what`, null if it is no std::exception) in `block`, which was stopped.
+std::string kernel_exception_text(const char* kernel, const char* what, const std::string& block);
+
+// ---- barrier and warp divergence (launch_messages.cpp) ------------------------------
+// A warp operation of block w's warp `warp` that can never complete (block_sync.cpp): `present` wait at lead's
+// operation, but lanes of its mask `exited` or wait `elsewhere`.
+std::string warp_divergence_text(const Worker& w, unsigned warp, const ThreadSlot& lead,
+                                 const std::vector<unsigned>& present, const std::vector<unsigned>& exited,
+                                 const std::vector<unsigned>& elsewhere);
+// Threads of block w wait at different __syncthreads() (`waiting`: line -> threads; `groups`: (first thread, line),
+// in thread order), or some `exited` while others wait.
+std::string barrier_divergence_text(const Worker& w, const std::vector<std::pair<unsigned, int>>& groups,
+                                    const std::map<int, std::vector<unsigned>>& waiting,
+                                    const std::vector<unsigned>& exited);
+
+// ---- asynchronous copies (launch_messages.cpp) ------------------------------------
+// A __pipeline_memcpy_async that a GPU would not run: a size other than 4, 8 or 16, zfill larger than the size, a
+// destination outside shared memory or a source outside every cudaMalloc'ed buffer (`problem` says which).
+std::string bad_async_copy_text(const Who& who, int line, const std::string& problem);
+// The `problem`s: "size 12 (not 4, 8 or 16)", "zfill 8 larger than the size 4", the destination, the source (of
+// `bytes` bytes).
+std::string bad_copy_size_text(std::size_t size);
+std::string bad_copy_zfill_text(std::size_t zfill, std::size_t size);
+extern const char kBadCopyDestinationText[];
+std::string bad_copy_source_text(std::uint32_t bytes);
+// A copy of `size` bytes whose destination (or source) address is not a multiple of the size.
+MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address);
+
+// ---- the list of findings (diagnostics.cpp) ----------------------------------------
+// The line after the first kPrintLimit findings: "[course-cpu] ... and 3 more distinct problems\n".
+std::string more_problems_text(std::size_t more);
+// What follows a finding that happened more than once: " [12 occurrences]".
+std::string occurrences_text(std::size_t occurrences);
+
+// ---- device buffers shared with a worker process (memory.cpp) ----------------------
+// Why import_allocation could not map a buffer another process shared: its layout cannot be one of cudaMalloc's;
+// its address range is already taken in this process; mmap failed.
+extern const char kImportLayoutText[];
+extern const char kImportAddressTakenText[];
+extern const char kImportMapFailedText[];
 
 }  // namespace course_cpu::detail

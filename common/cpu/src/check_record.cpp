@@ -161,8 +161,7 @@ bool record(const AccessInfo& info, Access kind) {
     c.sites[id].words = region->words.data();
     if (info.bad_dim >= 0)
       return out_of_bounds(
-          who, info, kind, [&] { return array_index_text(info); },
-          "Check the index computation against the array's size (or declare the array larger).");
+          who, info, kind, [&] { return array_index_text(info); }, kArrayIndexFixText);
   } else {
     const auto base = reinterpret_cast<std::uintptr_t>(info.base);
     region = shared_region_of(*w, base);
@@ -180,16 +179,13 @@ bool record(const AccessInfo& info, Access kind) {
       if (addr < a.begin || addr + info.elem_size > a.begin + a.size)
         return out_of_bounds(
             who, info, kind, [&] { return buffer_index_text(info, a); },
-            addr >= base ? "Guard the access with a bounds check such as `if (i < n)`, or fix the index."
-                         : "Fix the index computation so that it stays inside the buffer.");
+            addr >= base ? kBufferIndexFixText : kBufferStartFixText);
       return true;  // global memory: bounds only
     }
     if (addr < region->begin || addr + info.elem_size > region->end)
       return out_of_bounds(
           who, info, kind, [&] { return shared_index_text(info, *region); },
-          region->dynamic ? "Pass enough bytes as the 3rd launch parameter <<<grid, block, bytes>>> "
-                            "(e.g. blockDim.x * sizeof(float)), or fix the index."
-                          : "Check the index computation against the array's size.");
+          region->dynamic ? kDynamicSharedFixText : kSharedIndexFixText);
   }
 
   const std::size_t off = addr - region->begin;

@@ -2,6 +2,7 @@
 // the runtime found. Each distinct (category, file, line, variable) is kept
 // once with a count; its message is that of the first occurrence by lowest
 // (block, thread), so the output does not depend on timing or worker count.
+#include "check_messages.h"
 #include "internal.h"
 
 #include <algorithm>
@@ -98,11 +99,11 @@ void print(const std::vector<Diagnostic>& list) {
   std::size_t shown = 0;
   for (const Diagnostic& d : list) {
     if (shown == kPrintLimit) {
-      std::fprintf(stderr, "[course-cpu] ... and %zu more distinct problems\n", list.size() - shown);
+      std::fputs(more_problems_text(list.size() - shown).c_str(), stderr);
       break;
     }
     std::fprintf(stderr, "[course-cpu] %s:%d: %s: %s", d.file.c_str(), d.line, d.category.c_str(), d.message.c_str());
-    if (d.occurrences > 1) std::fprintf(stderr, " [%zu occurrences]", d.occurrences);
+    if (d.occurrences > 1) std::fputs(occurrences_text(d.occurrences).c_str(), stderr);
     std::fputc('\n', stderr);
     ++shown;
   }

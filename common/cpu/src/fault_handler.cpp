@@ -27,10 +27,10 @@ void say(const char* text) {
 const char* access_verb(const void* context) {
 #if defined(__x86_64__) && defined(REG_ERR)
   const auto* uc = static_cast<const ucontext_t*>(context);
-  return (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0 ? "wrote" : "read";
+  return (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0 ? kWroteText : kReadText;
 #else
   (void)context;
-  return "read or wrote";
+  return kReadOrWroteText;
 #endif
 }
 

@@ -15,6 +15,7 @@
 // Why a memfd: the judge/worker split (course/remote.h). The judge allocates the buffers; the worker, which runs the
 // student's kernel in another process, maps the same memfd at the same address (export_allocation /
 // import_allocation), so a device pointer means the same bytes in both processes.
+#include "check_messages.h"
 #include "internal.h"
 
 #include <course_cpu/check.h>
@@ -329,7 +330,7 @@ bool import_allocation(const SharedAllocation& a, std::string* why) {
   const std::size_t page = page_size();
   const std::size_t data = (a.size + 15) & ~std::size_t{15};
   if (a.fd < 0 || a.map_len < 2 * page || a.map_len % page != 0 || a.begin + data != a.map_base + a.map_len - page) {
-    *why = "an allocation with an impossible layout";
+    *why = kImportLayoutText;
     return false;
   }
   void* base = reinterpret_cast<void*>(a.map_base);
@@ -337,14 +338,14 @@ bool import_allocation(const SharedAllocation& a, std::string* why) {
       mmap(base, a.map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   if (got != base) {
     if (got != MAP_FAILED) munmap(got, a.map_len);
-    *why = "the address of a device buffer is taken in the worker";
+    *why = kImportAddressTakenText;
     return false;
   }
   install_fault_handler();
   std::lock_guard window(g_window_mutex);
   if (mmap(base, a.map_len - page, data_protection(true), MAP_SHARED | MAP_FIXED, a.fd, 0) == MAP_FAILED) {
     munmap(base, a.map_len);
-    *why = "mapping a device buffer failed";
+    *why = kImportMapFailedText;
     return false;
   }
   Registry& r = registry();

@@ -10,6 +10,7 @@
 // unwound instead of hanging.
 #include "scheduler.h"
 
+#include "check_messages.h"
 #include "worker_pool.h"
 
 #include <algorithm>
@@ -91,12 +92,10 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
             throw;  // the block is being aborted: let Boost unwind us
           } catch (const std::exception& e) {
             fail_block(w, "kernel-exception", w.block.site->line,
-                       "kernel '" + std::string(w.block.site->kernel) + "' threw a C++ exception (" + e.what() +
-                           ") in block " + block_text(w) + ", which was stopped. Device code must not throw.");
+                       kernel_exception_text(w.block.site->kernel, e.what(), block_text(w)));
           } catch (...) {
             fail_block(w, "kernel-exception", w.block.site->line,
-                       "kernel '" + std::string(w.block.site->kernel) + "' threw a C++ exception in block " +
-                           block_text(w) + ", which was stopped. Device code must not throw.");
+                       kernel_exception_text(w.block.site->kernel, nullptr, block_text(w)));
           }
           if (!slot->copies.empty() && !w.block.aborted) finish_async_copies(w, *slot);
           slot->state = ThreadState::exited;
@@ -139,10 +138,7 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
               const void* closure) {
   if (checked) mark_check_mode_active();
   if (tl_slot != nullptr) {
-    publish_single("invalid-launch", site.file, site.line,
-                   std::string("kernel '") + site.kernel +
-                       "' launched from device code: dynamic parallelism is not supported by the "
-                       "CPU backend");
+    publish_single("invalid-launch", site.file, site.line, device_launch_text(site.kernel));
     set_last_error(cudaErrorNotSupported);
     return;
   }
@@ -150,9 +146,7 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
   const std::string why = validation_error(grid, block, shmem, dynamic_shared_limit(site.kernel_address), &code);
   if (code != cudaSuccess) {
     set_last_error(code);
-    publish_single(
-        "invalid-launch", site.file, site.line,
-        std::string("invalid launch of kernel '") + site.kernel + "': " + why + " (" + cudaGetErrorName(code) + ")");
+    publish_single("invalid-launch", site.file, site.line, invalid_launch_text(site.kernel, why, code));
     return;
   }
 

@@ -1,0 +1,210 @@
+// CPU backend of the course: the messages file's sentences about all but a
+// kernel's accesses: invalid launches, kernels that throw, barrier and warp
+// divergence, bad asynchronous copies, the list of findings and buffers a
+// worker process cannot map. Accesses and crashes are in check_messages.cpp;
+// check_messages.h declares both.
+#include "check_messages.h"
+
+#include <map>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace course_cpu::detail {
+
+namespace {
+
+const char* op_name(WarpOp op) {
+  switch (op) {
+    case WarpOp::sync:
+      return "__syncwarp()";
+    case WarpOp::shfl_idx:
+      return "__shfl_sync()";
+    case WarpOp::shfl_up:
+      return "__shfl_up_sync()";
+    case WarpOp::shfl_down:
+      return "__shfl_down_sync()";
+    case WarpOp::shfl_xor:
+      return "__shfl_xor_sync()";
+    case WarpOp::ballot:
+      return "__ballot_sync()/__any_sync()/__all_sync()";
+  }
+  return "warp operation";
+}
+
+// The operation a thread waits at, as the student wrote it.
+std::string op_text(const ThreadSlot& t) { return t.what != nullptr ? t.what : op_name(t.op); }
+
+// "threads 0..15" for 1-D blocks; 2-D/3-D blocks name linear ids.
+std::string threads_text(const Worker& w, const std::vector<unsigned>& ids) {
+  const bool one_d = w.block_dim.y == 1 && w.block_dim.z == 1;
+  std::string s = ids.size() == 1 ? "thread " : "threads ";
+  if (!one_d) s += "(linear id) ";
+  return s + format_ranges(ids);
+}
+
+}  // namespace
+
+// ---- launches -------------------------------------------------------------------
+
+std::string empty_block_text(dim3 block) {
+  std::ostringstream m;
+  m << "block of " << block.x << "x" << block.y << "x" << block.z
+    << " threads: every block dimension must be at least 1";
+  return m.str();
+}
+
+std::string too_many_threads_text(dim3 block) {
+  const unsigned long long threads = 1ull * block.x * block.y * block.z;
+  std::ostringstream m;
+  m << "block of " << threads << " threads (" << block.x << "x" << block.y << "x" << block.z << "): at most "
+    << kMaxThreadsPerBlock << " threads per block are allowed (dim3 block(16, 16) has 256)";
+  return m.str();
+}
+
+std::string block_too_large_text(dim3 block) {
+  std::ostringstream m;
+  m << "block dimensions " << block.x << "x" << block.y << "x" << block.z
+    << ": blockDim.x and blockDim.y may be at most " << kMaxBlockDim[0] << ", blockDim.z at most " << kMaxBlockDim[2];
+  return m.str();
+}
+
+std::string empty_grid_text(dim3 grid) {
+  std::ostringstream m;
+  m << "grid of " << grid.x << "x" << grid.y << "x" << grid.z
+    << " blocks: every grid dimension must be at least 1 (round the division up: "
+       "(n + block - 1) / block)";
+  return m.str();
+}
+
+std::string grid_too_large_text(dim3 grid) {
+  std::ostringstream m;
+  m << "grid of " << grid.x << "x" << grid.y << "x" << grid.z << " blocks: gridDim.x may be at most " << kMaxGridDim[0]
+    << ", gridDim.y and gridDim.z at most " << kMaxGridDim[1];
+  return m.str();
+}
+
+std::string too_much_dynamic_shared_text(std::size_t shmem, std::size_t shmem_limit) {
+  std::ostringstream m;
+  m << shmem << " bytes of dynamic shared memory: the limit is " << shmem_limit << " bytes";
+  if (shmem_limit < kMaxSharedPerBlockOptin && shmem <= kMaxSharedPerBlockOptin)
+    m << " unless raised with cudaFuncSetAttribute(kernel, "
+         "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (at most "
+      << kMaxSharedPerBlockOptin << ")";
+  return m.str();
+}
+
+std::string invalid_launch_text(const char* kernel, const std::string& why, cudaError_t code) {
+  return std::string("invalid launch of kernel '") + kernel + "': " + why + " (" + cudaGetErrorName(code) + ")";
+}
+
+std::string device_launch_text(const char* kernel) {
+  return std::string("kernel '") + kernel +
+         "' launched from device code: dynamic parallelism is not supported by the "
+         "CPU backend";
+}
+
+std::string kernel_exception_text(const char* kernel, const char* what, const std::string& block) {
+  if (what != nullptr)
+    return "kernel '" + std::string(kernel) + "' threw a C++ exception (" + what + ") in block " + block +
+           ", which was stopped. Device code must not throw.";
+  return "kernel '" + std::string(kernel) + "' threw a C++ exception in block " + block +
+         ", which was stopped. Device code must not throw.";
+}
+
+// ---- barrier and warp divergence ----------------------------------------------------
+
+std::string warp_divergence_text(const Worker& w, unsigned warp, const ThreadSlot& lead,
+                                 const std::vector<unsigned>& present, const std::vector<unsigned>& exited,
+                                 const std::vector<unsigned>& elsewhere) {
+  std::ostringstream m;
+  m << "block " << block_text(w) << ", warp " << warp << ": " << threads_text(w, present) << " wait at "
+    << op_text(lead) << " on line " << lead.line << ", which needs every lane of its mask 0x" << std::hex << lead.mask
+    << std::dec << ", but ";
+  if (!exited.empty()) m << threads_text(w, exited) << " exited";
+  if (!exited.empty() && !elsewhere.empty()) m << " and ";
+  if (!elsewhere.empty()) {
+    const ThreadSlot& o = w.block.threads[elsewhere.front()];
+    m << threads_text(w, elsewhere) << " wait at "
+      << (o.state == ThreadState::at_barrier ? std::string("__syncthreads()") : op_text(o)) << " on line " << o.line;
+  }
+  m << ". Keep every lane named in the mask on the same path (no early return before it), or "
+       "pass a mask of only the lanes that take part.";
+  return m.str();
+}
+
+std::string barrier_divergence_text(const Worker& w, const std::vector<std::pair<unsigned, int>>& groups,
+                                    const std::map<int, std::vector<unsigned>>& waiting,
+                                    const std::vector<unsigned>& exited) {
+  const BlockRun& b = w.block;
+  const int first_line = groups.front().second;
+  auto at = [&](int line) {
+    const auto released = b.barrier_releases.find(line);
+    const int times = released == b.barrier_releases.end() ? 0 : released->second;
+    return "__syncthreads() on line " + std::to_string(line) + " (" + ordinal(times + 1) + " time)";
+  };
+  std::ostringstream m;
+  m << "block " << block_text(w) << ": ";
+  if (groups.size() == 1) {
+    m << threads_text(w, exited) << " exited without reaching the __syncthreads() at line " << first_line << " that "
+      << threads_text(w, waiting.at(first_line)) << " wait at";
+  } else {
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const int line = groups[i].second;
+      if (i > 0) m << (i + 1 == groups.size() && exited.empty() ? " and " : ", while ");
+      m << threads_text(w, waiting.at(line)) << " wait at " << at(line);
+    }
+    if (!exited.empty()) m << ", and " << threads_text(w, exited) << " exited";
+  }
+  m << ". Every thread of a block must reach each __syncthreads() the same number of times: do "
+       "not call it inside a branch or loop that depends on the thread index, and do not return "
+       "before it (guard the work, not the barrier).";
+  return m.str();
+}
+
+// ---- asynchronous copies ----------------------------------------------------------
+
+std::string bad_async_copy_text(const Who& who, int line, const std::string& problem) {
+  return "thread " + who.thread() + " of block " + who.block() + " calls __pipeline_memcpy_async at line " +
+         std::to_string(line) + " with " + problem +
+         ". A GPU does not run such a copy (the kernel stops with an error); here the block was stopped. Copy 4, 8 "
+         "or 16 bytes from a cudaMalloc'ed buffer into __shared__ memory, both addresses a multiple of the size, "
+         "with zfill (the 4th argument) at most the size.";
+}
+
+std::string bad_copy_size_text(std::size_t size) { return "size " + std::to_string(size) + " (not 4, 8 or 16)"; }
+
+std::string bad_copy_zfill_text(std::size_t zfill, std::size_t size) {
+  return "zfill " + std::to_string(zfill) + " larger than the size " + std::to_string(size);
+}
+
+const char kBadCopyDestinationText[] = "a destination that is not __shared__ memory";
+
+std::string bad_copy_source_text(std::uint32_t bytes) {
+  return "a source that is not inside a cudaMalloc'ed buffer (or whose " + std::to_string(bytes) +
+         " bytes run past its end)";
+}
+
+MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address) {
+  const std::string which = destination ? "destination" : "source";
+  return {"copies", std::to_string(size) + " bytes (__pipeline_memcpy_async, " + which + ")",
+          "a copy of " + std::to_string(size) + " bytes needs " + which + " addresses that are a multiple of " +
+              std::to_string(size),
+          size, address};
+}
+
+// ---- the list of findings ----------------------------------------------------------
+
+std::string more_problems_text(std::size_t more) {
+  return "[course-cpu] ... and " + std::to_string(more) + " more distinct problems\n";
+}
+
+std::string occurrences_text(std::size_t occurrences) { return " [" + std::to_string(occurrences) + " occurrences]"; }
+
+// ---- device buffers shared with a worker process -----------------------------------
+
+const char kImportLayoutText[] = "an allocation with an impossible layout";
+const char kImportAddressTakenText[] = "the address of a device buffer is taken in the worker";
+const char kImportMapFailedText[] = "mapping a device buffer failed";
+
+}  // namespace course_cpu::detail
