@@ -150,7 +150,8 @@ void Rewriter::instrument_macros() {
   }
 }
 
-// Both modes: `__CUDA_ARCH__` in the directives inside a __global__ or __device__ function's body. nvcc compiles
+// Both modes: inline PTX (`asm(...)`) in device bodies is refused with the backend's gap marker; and
+// `__CUDA_ARCH__` in the directives inside a __global__ or __device__ function's body. nvcc compiles
 // such a body in its device pass, where __CUDA_ARCH__ is the GPU's architecture; this backend compiles one pass, so
 // there the directive is given the device pass's answer (sm_90): `#ifdef __CUDA_ARCH__` becomes `#if 1`,
 // `#ifndef __CUDA_ARCH__` `#if 0`, `defined(__CUDA_ARCH__)` 1 and `__CUDA_ARCH__` 900 (in the code too). Directives
@@ -171,6 +172,15 @@ std::string device_pass_directive(const std::string& directive) {
 void Rewriter::device_directives() {
   for (const Function& fn : functions_)
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
+      if (is_ident(k, "asm") || is_ident(k, "__asm__") || is_ident(k, "__asm")) {
+        // Inline PTX: `asm [volatile] ( ... )` becomes a call that refuses it (course_cpu/device_functions.h).
+        std::size_t open = next(k);
+        while (is_ident(open, "volatile") || is_ident(open, "__volatile__") || is_ident(open, "goto")) open = next(open);
+        if (!is_punct(open, "(") || match(open) >= toks_.size()) continue;
+        edits_.push_back({k, match(open) + 1, "::course_cpu::inline_ptx()"});
+        k = match(open);
+        continue;
+      }
       if (is_ident(k, "__CUDA_ARCH__")) {  // in the code: the macro's value
         edits_.push_back({k, k + 1, "900"});
         continue;

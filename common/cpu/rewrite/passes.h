@@ -176,7 +176,7 @@ class Rewriter {
   // `::course_cpu::check::value((a))`, so that MAX(s[i], 0) is a float and SWAP's `auto t = (a)` a copy.
   void instrument_macros();
   std::string macro_with_values(std::string_view directive) const;
-  // Both modes: `__CUDA_ARCH__` in directives inside device function bodies gets the device pass's value (macros.cpp).
+  // Both modes, in device function bodies: `__CUDA_ARCH__` gets the device pass's value, inline PTX is refused (macros.cpp).
   void device_directives();
 
   // ---- pass 4 (check mode): dereferences, C-style casts subscripted in place (dereferences.cpp) ----

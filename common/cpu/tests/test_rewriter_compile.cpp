@@ -152,6 +152,13 @@ TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
        "#include <cooperative_groups.h>\n"
        "__global__ void k() { auto t = "
        "cooperative_groups::tiled_partition<64>(cooperative_groups::this_thread_block()); }\n"},
+      {"inline_ptx.cu",
+       "#include <cuda_runtime.h>\n"
+       "__global__ void k(unsigned* out) {\n"
+       "  unsigned lane;\n"
+       "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
+       "  out[0] = lane;\n"
+       "}\n"},
   };
   int index = 0;
   for (const auto& c : cases) {

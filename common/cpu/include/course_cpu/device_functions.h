@@ -5,6 +5,7 @@
 #pragma once
 
 #include <course_cpu/launch.h>
+#include <course_cpu/unsupported.h>
 
 #include <math.h>
 
@@ -58,6 +59,20 @@ inline typename value_of<V>::type shuffle(WarpOp op, int line, unsigned mask, co
 }
 
 }  // namespace course_cpu::detail
+
+// ---- inline PTX -----------------------------------------------------------------
+namespace course_cpu {
+// `asm("mov.u32 %0, %%laneid;" : "=r"(lane));` or `asm volatile("cp.async.ca.shared.global ...")` in device code: the
+// rewriter replaces the asm expression by a call of this, since PTX does not run on a CPU (the gcc assembler would
+// reject it as x86 code, which would read as the student's build error).
+template <class T = void>
+inline void inline_ptx() {
+  static_assert(unsupported<T>, COURSE_CPU_UNSUPPORTED(
+                                    "inline PTX (an asm statement in device code): PTX runs only on a GPU; grade this "
+                                    "file on a GPU machine, or write the operation in CUDA C++ (cp.async: "
+                                    "__pipeline_memcpy_async from <cuda_pipeline.h>)"));
+}
+}  // namespace course_cpu
 
 // ---- qualifiers ---------------------------------------------------------------
 #define __global__
