@@ -202,11 +202,16 @@ inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::si
                                              cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = 0) {
   return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
 }
-// A __device__ variable's device address is its address.
+// A __device__ variable's device address is its address; from then on the runtime knows it as device memory (a
+// kernel given the address accesses it in check mode too).
+namespace course_cpu::detail {
+void register_symbol(void* symbol, std::size_t size);
+}  // namespace course_cpu::detail
 template <class T>
 inline cudaError_t cudaGetSymbolAddress(void** devPtr, T& symbol) {
   if (devPtr == nullptr) return cudaErrorInvalidValue;
   *devPtr = const_cast<void*>(static_cast<const volatile void*>(&symbol));
+  course_cpu::detail::register_symbol(*devPtr, sizeof(T));
   return cudaSuccess;
 }
 template <class T>

@@ -322,13 +322,14 @@ MemoryKind memory_kind(const void* p, Allocation* out) {
     if (it != r.allocations.begin() && a < std::prev(it)->first + std::prev(it)->second.size) {
       --it;
       if (out) *out = Allocation{it->first, it->second.size, it->second.host};
-      return it->second.host ? MemoryKind::host : it->second.guarded ? MemoryKind::device : MemoryKind::managed;
+      if (it->second.host) return MemoryKind::host;
+      return it->second.guarded || it->second.registered ? MemoryKind::device : MemoryKind::managed;
     }
   }
   return find_allocation(p, out) ? MemoryKind::managed : MemoryKind::none;  // __managed__ variables
 }
 
-cudaError_t register_host_memory(void* ptr, std::size_t size) {
+cudaError_t register_host_memory(void* ptr, std::size_t size, bool host) {
   const auto begin = reinterpret_cast<std::uintptr_t>(ptr);
   Registry& r = registry();
   std::unique_lock lock(r.mutex);
@@ -336,7 +337,7 @@ cudaError_t register_host_memory(void* ptr, std::size_t size) {
   if (it != r.allocations.end() && it->first < begin + size) return cudaErrorHostMemoryAlreadyRegistered;
   if (it != r.allocations.begin() && std::prev(it)->first + std::prev(it)->second.size > begin)
     return std::prev(it)->second.registered ? cudaErrorHostMemoryAlreadyRegistered : cudaErrorInvalidValue;
-  Mapping m{size, ptr, 0, true, g_next_id++, -1, false, false};
+  Mapping m{size, ptr, 0, host, g_next_id++, -1, false, false};
   m.registered = true;
   r.allocations[begin] = m;
   check::g_allocation_generation.fetch_add(1, std::memory_order_release);

@@ -29,6 +29,11 @@ namespace course_cpu::detail {
   for (;;) t->sink = std::move(t->sink).resume();  // never resumed: the scheduler unwinds this fiber
 }
 
+void register_symbol(void* symbol, std::size_t size) {
+  Allocation a;
+  if (!find_allocation(symbol, &a)) register_host_memory(symbol, size, false);
+}
+
 cudaError_t launch_configuration_error(const void* kernel, dim3 grid, dim3 block, std::size_t shmem) {
   cudaError_t code = cudaSuccess;
   validation_error(grid, block, shmem, dynamic_shared_limit(kernel), &code);

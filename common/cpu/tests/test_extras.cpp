@@ -307,3 +307,112 @@ TEST(Extras, CuComplex) {
   EXPECT_DOUBLE_EQ(cuCimag(d), 2.0);
   EXPECT_EQ(cuCabs(make_cuDoubleComplex(-5.0, 12.0)), 13.0);
 }
+
+TEST(ExtrasApi, PitchedCopiesOfOddWidths) {
+  char* d = nullptr;
+  std::size_t pitch = 0;
+  ASSERT_EQ(cudaMallocPitch(&d, &pitch, 13, 5), cudaSuccess);
+  EXPECT_EQ(pitch, 512u);
+  ASSERT_EQ(cudaMemset2D(d, pitch, 0x7f, 13, 5), cudaSuccess);
+  std::vector<char> src(17 * 5);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<char>(i);
+  ASSERT_EQ(cudaMemcpy2D(d, pitch, src.data(), 17, 11, 5, cudaMemcpyHostToDevice), cudaSuccess);
+  std::vector<char> back(13 * 5, 0);
+  ASSERT_EQ(cudaMemcpy2DAsync(back.data(), 13, d, pitch, 13, 5, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < 13; ++c) EXPECT_EQ(back[13 * r + c], c < 11 ? src[17 * r + c] : 0x7f) << r << " " << c;
+  EXPECT_EQ(cudaMemcpy2D(d, pitch, src.data(), 10, 11, 5, cudaMemcpyHostToDevice), cudaErrorInvalidPitchValue);
+  EXPECT_EQ(cudaMemcpy2D(d, pitch, src.data(), 17, 11, 6, cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  cudaGetLastError();
+  cudaFree(d);
+}
+
+TEST(ExtrasApi, PointerAttributesOfEachMemoryKind) {
+  void *dev = nullptr, *managed = nullptr, *host = nullptr;
+  ASSERT_EQ(cudaMalloc(&dev, 64), cudaSuccess);
+  ASSERT_EQ(cudaMallocManaged(&managed, 64), cudaSuccess);
+  ASSERT_EQ(cudaHostAlloc(&host, 64, cudaHostAllocMapped), cudaSuccess);
+  std::vector<int> plain(16);
+  cudaPointerAttributes a{};
+  ASSERT_EQ(cudaPointerGetAttributes(&a, static_cast<char*>(dev) + 8), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeDevice);
+  EXPECT_EQ(a.hostPointer, nullptr);
+  ASSERT_EQ(cudaPointerGetAttributes(&a, managed), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeManaged);
+  ASSERT_EQ(cudaPointerGetAttributes(&a, host), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeHost);
+  EXPECT_EQ(a.devicePointer, host);
+  ASSERT_EQ(cudaPointerGetAttributes(&a, plain.data()), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeUnregistered);
+  void* mapped = nullptr;
+  EXPECT_EQ(cudaHostGetDevicePointer(&mapped, host, 0), cudaSuccess);
+  EXPECT_EQ(mapped, host);
+  EXPECT_EQ(cudaHostGetDevicePointer(&mapped, plain.data(), 0), cudaErrorInvalidValue);
+  // Registered memory is pinned host memory until unregistered.
+  ASSERT_EQ(cudaHostRegister(plain.data(), 64, cudaHostRegisterDefault), cudaSuccess);
+  ASSERT_EQ(cudaPointerGetAttributes(&a, plain.data() + 3), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeHost);
+  EXPECT_EQ(cudaHostRegister(plain.data() + 4, 8, 0), cudaErrorHostMemoryAlreadyRegistered);
+  EXPECT_EQ(cudaFreeHost(plain.data()), cudaErrorInvalidValue);
+  ASSERT_EQ(cudaHostUnregister(plain.data()), cudaSuccess);
+  EXPECT_EQ(cudaHostUnregister(plain.data()), cudaErrorHostMemoryNotRegistered);
+  ASSERT_EQ(cudaPointerGetAttributes(&a, plain.data()), cudaSuccess);
+  EXPECT_EQ(a.type, cudaMemoryTypeUnregistered);
+  EXPECT_EQ(cudaMemPrefetchAsync(managed, 64, 0), cudaSuccess);
+  EXPECT_EQ(cudaMemAdvise(managed, 64, cudaMemAdviseSetReadMostly, 0), cudaSuccess);
+  EXPECT_EQ(cudaMemPrefetchAsync(managed, 65, 0), cudaErrorInvalidValue);
+  cudaGetLastError();
+  cudaFree(dev);
+  cudaFree(managed);
+  cudaFreeHost(host);
+}
+
+TEST(ExtrasApi, LimitsFlagsStreamsAndHostFunctions) {
+  std::size_t v = 0;
+  ASSERT_EQ(cudaDeviceGetLimit(&v, cudaLimitMallocHeapSize), cudaSuccess);
+  EXPECT_EQ(v, 8u << 20);
+  ASSERT_EQ(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 3u << 20), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetLimit(&v, cudaLimitPrintfFifoSize), cudaSuccess);
+  EXPECT_EQ(v, 3u << 20);
+  ASSERT_EQ(cudaDeviceGetLimit(&v, cudaLimitStackSize), cudaSuccess);
+  EXPECT_GE(v, 64u * 1024);  // the fiber stack
+  ASSERT_EQ(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost), cudaSuccess);
+  unsigned flags = 0;
+  ASSERT_EQ(cudaGetDeviceFlags(&flags), cudaSuccess);
+  EXPECT_EQ(flags, unsigned{cudaDeviceScheduleBlockingSync | cudaDeviceMapHost});
+  int least = 1, greatest = 1;
+  ASSERT_EQ(cudaDeviceGetStreamPriorityRange(&least, &greatest), cudaSuccess);
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, -100), cudaSuccess);
+  int prio = 0;
+  ASSERT_EQ(cudaStreamGetPriority(s, &prio), cudaSuccess);
+  EXPECT_EQ(prio, greatest);
+  cudaEvent_t e = nullptr;
+  cudaEventCreate(&e);
+  cudaEventRecord(e, s);
+  EXPECT_EQ(cudaStreamWaitEvent(s, e, 0), cudaSuccess);
+  int calls = 0;
+  ASSERT_EQ(cudaLaunchHostFunc(
+                s, [](void* p) { ++*static_cast<int*>(p); }, &calls),
+            cudaSuccess);
+  ASSERT_EQ(cudaStreamAddCallback(
+                s, [](cudaStream_t, cudaError_t st, void* p) { *static_cast<int*>(p) += st == cudaSuccess ? 10 : 100; },
+                &calls, 0),
+            cudaSuccess);
+  EXPECT_EQ(calls, 11);
+  cudaEventDestroy(e);
+  cudaStreamDestroy(s);
+}
+
+TEST(ExtrasApi, LaunchKernelAndSymbolAddress) {
+  DeviceBuffer<int> out(64);
+  ASSERT_EQ(run_launch_kernel(out.ptr, 100), cudaSuccess);
+  const auto got = out.get();
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(got[i], 100 + i);
+  int sym[8] = {};
+  std::size_t size = 0;
+  ASSERT_EQ(run_symbol_address(sym, &size), cudaSuccess);
+  EXPECT_EQ(size, 8 * sizeof(int));
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(sym[i], 10 * i);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+}
