@@ -39,11 +39,14 @@ enum cudaError {
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorLaunchTimeout = 702,
   cudaErrorAssert = 710,
+  cudaErrorHostMemoryAlreadyRegistered = 712,
+  cudaErrorHostMemoryNotRegistered = 713,
   cudaErrorIllegalInstruction = 715,
   cudaErrorMisalignedAddress = 716,
   cudaErrorLaunchFailure = 719,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
+  cudaErrorStreamCaptureUnsupported = 900,
   cudaErrorUnknown = 999
 };
 typedef enum cudaError cudaError_t;
@@ -80,6 +83,70 @@ cudaError_t cudaMemset(void* devPtr, int value, std::size_t count);
 cudaError_t cudaMemsetAsync(void* devPtr, int value, std::size_t count, cudaStream_t stream = 0);
 cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total);
 
+// Flags of cudaHostAlloc, cudaHostRegister, cudaMallocManaged. Pinned host memory is device-accessible as it is.
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
+#define cudaHostAllocWriteCombined 0x04
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaMemAttachSingle 0x04
+#define cudaCpuDeviceId (-1)
+#define cudaInvalidDeviceId (-2)
+// Registered host memory counts as pinned host memory (cudaMallocHost) until it is unregistered.
+cudaError_t cudaHostRegister(void* ptr, std::size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void* ptr);
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags);
+cudaError_t cudaHostGetFlags(unsigned int* flags, void* pHost);
+
+// Pitched 2D memory: rows of `width` bytes, `pitch` bytes apart (cudaMallocPitch: a multiple of 512).
+cudaError_t cudaMallocPitch(void** devPtr, std::size_t* pitch, std::size_t width, std::size_t height);
+cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                         std::size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                              std::size_t height, cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t cudaMemset2D(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height);
+cudaError_t cudaMemset2DAsync(void* devPtr, std::size_t pitch, int value, std::size_t width, std::size_t height,
+                              cudaStream_t stream = 0);
+cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count);
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, std::size_t count,
+                                cudaStream_t stream = 0);
+
+// Stream-ordered allocation: the stream is synchronous, so these are cudaMalloc and cudaFree.
+cudaError_t cudaMallocAsync(void** devPtr, std::size_t size, cudaStream_t stream);
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream);
+
+// Managed-memory hints: validated, then nothing to do (the CPU is the only processor).
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1,
+  cudaMemAdviseUnsetReadMostly = 2,
+  cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4,
+  cudaMemAdviseSetAccessedBy = 5,
+  cudaMemAdviseUnsetAccessedBy = 6
+};
+cudaError_t cudaMemPrefetchAsync(const void* devPtr, std::size_t count, int dstDevice, cudaStream_t stream = 0);
+cudaError_t cudaMemAdvise(const void* devPtr, std::size_t count, cudaMemoryAdvise advice, int device);
+
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3
+};
+struct cudaPointerAttributes {
+  cudaMemoryType type;
+  int device;
+  void* devicePointer;
+  void* hostPointer;
+};
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
+
 // Typed convenience overloads, as in CUDA's cuda_runtime.h.
 template <class T>
 inline cudaError_t cudaMalloc(T** devPtr, std::size_t size) {
@@ -97,6 +164,18 @@ template <class T>
 inline cudaError_t cudaHostAlloc(T** ptr, std::size_t size, unsigned int flags) {
   return cudaHostAlloc(reinterpret_cast<void**>(ptr), size, flags);
 }
+template <class T>
+inline cudaError_t cudaMallocPitch(T** devPtr, std::size_t* pitch, std::size_t width, std::size_t height) {
+  return cudaMallocPitch(reinterpret_cast<void**>(devPtr), pitch, width, height);
+}
+template <class T>
+inline cudaError_t cudaMallocAsync(T** devPtr, std::size_t size, cudaStream_t stream) {
+  return cudaMallocAsync(reinterpret_cast<void**>(devPtr), size, stream);
+}
+template <class T>
+inline cudaError_t cudaHostGetDevicePointer(T** pDevice, void* pHost, unsigned int flags) {
+  return cudaHostGetDevicePointer(reinterpret_cast<void**>(pDevice), pHost, flags);
+}
 
 // __constant__ and __device__ variables are ordinary host variables here.
 template <class T>
@@ -112,6 +191,35 @@ inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t 
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
   (void)kind;  // dst may be device memory (cudaMemcpyDeviceToDevice): cudaMemcpy may write it
   return cudaMemcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count, cudaMemcpyDefault);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbolAsync(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                                           cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = 0) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
+                                             cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = 0) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+// A __device__ variable's device address is its address; from then on the runtime knows it as device memory (a
+// kernel given the address accesses it in check mode too).
+namespace course_cpu::detail {
+void register_symbol(void* symbol, std::size_t size);
+}  // namespace course_cpu::detail
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void** devPtr, T& symbol) {
+  if (devPtr == nullptr) return cudaErrorInvalidValue;
+  *devPtr = const_cast<void*>(static_cast<const volatile void*>(&symbol));
+  course_cpu::detail::register_symbol(*devPtr, sizeof(T));
+  return cudaSuccess;
+}
+template <class T>
+inline cudaError_t cudaGetSymbolSize(std::size_t* size, const T& symbol) {
+  (void)symbol;
+  if (size == nullptr) return cudaErrorInvalidValue;
+  *size = sizeof(T);
+  return cudaSuccess;
 }
 
 // ---------------------------------------------------------------- device ---
@@ -231,6 +339,49 @@ enum cudaFuncCache {
   cudaFuncCachePreferEqual = 3
 };
 inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+inline cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
+  if (config == nullptr) return cudaErrorInvalidValue;
+  *config = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
+// sm_90 has 4-byte banks only: the setting is accepted and changes nothing.
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0,
+  cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2
+};
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig config);
+cudaError_t cudaDeviceGetSharedMemConfig(cudaSharedMemConfig* config);
+template <class F>
+inline cudaError_t cudaFuncSetSharedMemConfig(F*, cudaSharedMemConfig config) {
+  return cudaDeviceSetSharedMemConfig(config);
+}
+
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04
+#define cudaDeviceScheduleMask 0x07
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaDeviceMask 0x1f
+cudaError_t cudaSetDeviceFlags(unsigned int flags);
+cudaError_t cudaGetDeviceFlags(unsigned int* flags);
+inline cudaError_t cudaThreadSynchronize() { return cudaDeviceSynchronize(); }
+
+enum cudaLimit {
+  cudaLimitStackSize = 0x00,
+  cudaLimitPrintfFifoSize = 0x01,
+  cudaLimitMallocHeapSize = 0x02,
+  cudaLimitDevRuntimeSyncDepth = 0x03,
+  cudaLimitDevRuntimePendingLaunchCount = 0x04,
+  cudaLimitMaxL2FetchGranularity = 0x05,
+  cudaLimitPersistingL2CacheSize = 0x06
+};
+// The stack size is what every CUDA thread (a fiber) has: COURSE_CPU_STACK_KB, whatever was set.
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, std::size_t value);
+cudaError_t cudaDeviceGetLimit(std::size_t* value, cudaLimit limit);
 
 // --------------------------------------------------------------- streams ---
 #define cudaStreamDefault 0x00
@@ -245,6 +396,17 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags);
 cudaError_t cudaStreamDestroy(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamQuery(cudaStream_t stream);
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority);
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority);
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags);
+cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
+// Work is done when submitted: an event recorded earlier has completed, and a host function runs at once.
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+typedef void (*cudaHostFn_t)(void* userData);
+typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void* userData);
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData);
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData,
+                                  unsigned int flags);
 
 // ---------------------------------------------------------------- events ---
 #define cudaEventDefault 0x00
@@ -257,6 +419,11 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
+#define cudaEventRecordDefault 0x00
+#define cudaEventRecordExternal 0x01
+inline cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream = 0, unsigned int = 0) {
+  return cudaEventRecord(event, stream);
+}
 
 // ------------------------------------------------------- kernel attributes ---
 enum cudaFuncAttribute {
@@ -277,3 +444,53 @@ inline cudaError_t cudaLaunchCooperativeKernel(F*, Rest...) {
                                        "once, and the CPU runs blocks one after another)"));
   return cudaErrorNotSupported;
 }
+
+// A kernel launched through a `void*` cannot be called here: the CPU backend needs its parameter types.
+// cudaLaunchKernel with the kernel itself is in course_cpu/launch.h.
+template <class T = void>
+inline cudaError_t cudaLaunchKernel(const void*, dim3, dim3, void**, std::size_t = 0, cudaStream_t = 0) {
+  static_assert(course_cpu::unsupported<T>,
+                COURSE_CPU_UNSUPPORTED("cudaLaunchKernel of a kernel cast to void* (the CPU backend needs the "
+                                       "kernel's parameter types: pass the kernel itself)"));
+  return cudaErrorNotSupported;
+}
+
+// CUDA graphs: recording and replaying work would need a deferred stream, and streams here do their work at once.
+struct CUgraph_st;
+typedef CUgraph_st* cudaGraph_t;
+struct CUgraphExec_st;
+typedef CUgraphExec_st* cudaGraphExec_t;
+struct CUgraphNode_st;
+typedef CUgraphNode_st* cudaGraphNode_t;
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2
+};
+enum cudaStreamCaptureStatus {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2
+};
+#define COURSE_CPU_GRAPH_API(name)                                                                               \
+  template <class T = void, class... A>                                                                          \
+  inline cudaError_t name(A...) {                                                                                \
+    static_assert(course_cpu::unsupported<T>,                                                                    \
+                  COURSE_CPU_UNSUPPORTED(#name " (CUDA graphs: the CPU backend runs work when it is submitted, " \
+                                               "it cannot record it for later)"));                               \
+    return cudaErrorNotSupported;                                                                                \
+  }
+COURSE_CPU_GRAPH_API(cudaStreamBeginCapture)
+COURSE_CPU_GRAPH_API(cudaStreamEndCapture)
+COURSE_CPU_GRAPH_API(cudaStreamIsCapturing)
+COURSE_CPU_GRAPH_API(cudaGraphCreate)
+COURSE_CPU_GRAPH_API(cudaGraphInstantiate)
+COURSE_CPU_GRAPH_API(cudaGraphInstantiateWithFlags)
+COURSE_CPU_GRAPH_API(cudaGraphLaunch)
+COURSE_CPU_GRAPH_API(cudaGraphDestroy)
+COURSE_CPU_GRAPH_API(cudaGraphExecDestroy)
+COURSE_CPU_GRAPH_API(cudaGraphAddKernelNode)
+COURSE_CPU_GRAPH_API(cudaGraphExecUpdate)
+#undef COURSE_CPU_GRAPH_API
+
+#include <cuda_profiler_api.h>

@@ -213,17 +213,36 @@ cudaError_t cudaDriverGetVersion(int* v) { return give(v, CUDART_VERSION); }
 // Streams: work is done when it is submitted, so a stream is only a handle.
 struct CUstream_st {
   unsigned flags;
+  int priority = 0;
 };
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
   if (stream == nullptr) return set_last_error(cudaErrorInvalidValue);
-  *stream = new CUstream_st{flags};
+  *stream = new CUstream_st{flags, 0};
   return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   if (stream == cudaStreamLegacy || stream == cudaStreamPerThread)
     return set_last_error(cudaErrorInvalidResourceHandle);
   delete stream;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned int flags, int priority) {
+  if (cudaError_t e = cudaStreamCreateWithFlags(stream, flags); e != cudaSuccess) return e;
+  (*stream)->priority = std::clamp(priority, -5, 0);  // cudaDeviceGetStreamPriorityRange: [0, -5]
+  return cudaSuccess;
+}
+namespace {
+bool is_created_stream(cudaStream_t s) { return s != nullptr && s != cudaStreamLegacy && s != cudaStreamPerThread; }
+}  // namespace
+cudaError_t cudaStreamGetPriority(cudaStream_t stream, int* priority) {
+  if (priority == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *priority = is_created_stream(stream) ? stream->priority : 0;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetFlags(cudaStream_t stream, unsigned int* flags) {
+  if (flags == nullptr) return set_last_error(cudaErrorInvalidValue);
+  *flags = is_created_stream(stream) ? stream->flags : 0u;
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return take_kernel_error(); }

@@ -49,6 +49,13 @@ void install_fault_handler();           // once per process (fault_handler.cpp)
 std::uint64_t allocation_generation();  // changes on every malloc/free
 void release_all_allocations();         // cudaDeviceReset
 std::size_t total_device_memory();      // what cudaMemGetInfo reports
+// What kind of memory p points into (none: not the runtime's); its allocation.
+enum class MemoryKind { none, device, managed, host };
+MemoryKind memory_kind(const void* p, Allocation* out);
+// cudaHostRegister / cudaHostUnregister: the range counts as pinned host memory (find_allocation finds it); with
+// host false, as device memory (a __device__ variable whose address the program took: cudaGetSymbolAddress).
+cudaError_t register_host_memory(void* ptr, std::size_t size, bool host = true);
+cudaError_t unregister_host_memory(void* ptr);
 
 // ---- configuration (device.cpp) ---------------------------------------------
 int worker_count();               // COURSE_CPU_THREADS or hardware concurrency

@@ -46,10 +46,11 @@ struct Mapping {
   void* map_base;       // mmap start
   std::size_t map_len;  // including the guard page
   bool host;
-  std::uint64_t id;  // unique in this process (imported: the exporter's id)
-  int fd;            // the memfd behind the mapping (-1 for host allocations)
-  bool imported;     // mapped from another process (import_allocation)
-  bool guarded;      // PROT_NONE to host code (cudaMalloc, not managed or host memory)
+  std::uint64_t id;         // unique in this process (imported: the exporter's id)
+  int fd;                   // the memfd behind the mapping (-1 for host allocations)
+  bool imported;            // mapped from another process (import_allocation)
+  bool guarded;             // PROT_NONE to host code (cudaMalloc, not managed or host memory)
+  bool registered = false;  // cudaHostRegister: the program's own memory, not mapped here
 };
 std::atomic<std::uint64_t> g_next_id{1};
 
@@ -270,19 +271,21 @@ cudaError_t allocate(void** ptr, std::size_t size, bool host, bool managed) {
   return cudaSuccess;
 }
 
-cudaError_t release(void* ptr, bool host) {
+cudaError_t release(void* ptr, bool host, bool registered = false) {
   if (ptr == nullptr) return cudaSuccess;
   Registry& r = registry();
   Mapping m{};
   {
     std::unique_lock lock(r.mutex);
     auto it = r.allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
-    if (it == r.allocations.end() || it->second.host != host) return set_last_error(cudaErrorInvalidValue);
+    if (it == r.allocations.end() || it->second.host != host || it->second.registered != registered)
+      return set_last_error(registered ? cudaErrorHostMemoryNotRegistered : cudaErrorInvalidValue);
     m = it->second;
     if (!host) r.device_bytes -= m.size;
     r.allocations.erase(it);
     check::g_allocation_generation.fetch_add(1, std::memory_order_release);
   }
+  if (m.registered) return cudaSuccess;  // cudaHostUnregister, cudaDeviceReset: the memory stays the program's
   guard_table_erase(reinterpret_cast<std::uintptr_t>(ptr));
   munmap(m.map_base, m.map_len);
   if (m.fd >= 0) close(m.fd);
@@ -299,13 +302,49 @@ bool valid_device_range(const void* p, std::size_t count) {
 
 void release_all_allocations() {
   Registry& r = registry();
-  std::vector<std::pair<void*, bool>> all;
+  std::vector<Mapping> all;
+  std::vector<void*> begins;
   {
     std::shared_lock lock(r.mutex);
-    for (auto& [begin, m] : r.allocations) all.emplace_back(reinterpret_cast<void*>(begin), m.host);
+    for (auto& [begin, m] : r.allocations) {
+      all.push_back(m);
+      begins.push_back(reinterpret_cast<void*>(begin));
+    }
   }
-  for (auto& [p, host] : all) release(p, host);
+  for (std::size_t i = 0; i < all.size(); ++i) release(begins[i], all[i].host, all[i].registered);
 }
+
+MemoryKind memory_kind(const void* p, Allocation* out) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  {
+    Registry& r = registry();
+    std::shared_lock lock(r.mutex);
+    auto it = r.allocations.upper_bound(a);
+    if (it != r.allocations.begin() && a < std::prev(it)->first + std::prev(it)->second.size) {
+      --it;
+      if (out) *out = Allocation{it->first, it->second.size, it->second.host};
+      if (it->second.host) return MemoryKind::host;
+      return it->second.guarded || it->second.registered ? MemoryKind::device : MemoryKind::managed;
+    }
+  }
+  return find_allocation(p, out) ? MemoryKind::managed : MemoryKind::none;  // __managed__ variables
+}
+
+cudaError_t register_host_memory(void* ptr, std::size_t size, bool host) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(ptr);
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  auto it = r.allocations.lower_bound(begin);
+  if (it != r.allocations.end() && it->first < begin + size) return cudaErrorHostMemoryAlreadyRegistered;
+  if (it != r.allocations.begin() && std::prev(it)->first + std::prev(it)->second.size > begin)
+    return std::prev(it)->second.registered ? cudaErrorHostMemoryAlreadyRegistered : cudaErrorInvalidValue;
+  Mapping m{size, ptr, 0, host, g_next_id++, -1, false, false};
+  m.registered = true;
+  r.allocations[begin] = m;
+  check::g_allocation_generation.fetch_add(1, std::memory_order_release);
+  return cudaSuccess;
+}
+cudaError_t unregister_host_memory(void* ptr) { return release(ptr, true, true); }
 
 }  // namespace course_cpu::detail
 

@@ -154,3 +154,23 @@ struct DynamicShared {
 };
 
 }  // namespace course_cpu
+
+// cudaLaunchKernel(kernel, grid, block, args, shmem, stream): args[i] points at the i-th argument, as in CUDA. The
+// launch is the one of `kernel<<<grid, block, shmem, stream>>>(...)`; the result is its configuration error, if any
+// (errors of the running kernel come from the next synchronizing call, as on a GPU).
+namespace course_cpu::detail {
+cudaError_t launch_configuration_error(const void* kernel, dim3 grid, dim3 block, std::size_t shmem);
+}  // namespace course_cpu::detail
+template <class... Params>
+inline cudaError_t cudaLaunchKernel(void (*kernel)(Params...), dim3 grid, dim3 block, void** args,
+                                    std::size_t shmem = 0, cudaStream_t stream = 0) {
+  const cudaError_t e =
+      course_cpu::detail::launch_configuration_error(reinterpret_cast<const void*>(kernel), grid, block, shmem);
+  if (sizeof...(Params) > 0 && args == nullptr) return cudaErrorInvalidValue;
+  auto launcher = course_cpu::launch(kernel, "cudaLaunchKernel", "cudaLaunchKernel", 0, grid, block, shmem, stream);
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    launcher(*static_cast<std::remove_reference_t<Params>*>(args[I])...);
+  }
+  (std::index_sequence_for<Params...>{});
+  return e;
+}

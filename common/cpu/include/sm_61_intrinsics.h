@@ -1,0 +1,4 @@
+// CPU backend of the course: CUDA's <sm_61_intrinsics.h>. The device functions come with every rewritten file (the
+// prelude: course_cpu/device_functions.h and course_cpu/device_extras.h); this header only forwards.
+#pragma once
+#include <cuda_runtime.h>

@@ -1,0 +1,96 @@
+// Self-test kernels of the extra intrinsics (course_cpu/device_extras.h) and runtime API, rewritten in both modes.
+#include "kernels_extras.h"
+
+#include <math_constants.h>
+
+__global__ void cache_hints(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  __stcs(&out[5 * i], __ldcs(&in[i]));
+  __stcg(&out[5 * i + 1], __ldcg(&in[i]));
+  __stwb(&out[5 * i + 2], __ldca(&in[i]));
+  __stwt(&out[5 * i + 3], __ldlu(&in[i]));
+  out[5 * i + 4] = __ldcv(in + i);
+}
+cudaError_t run_cache_hints(const float* in, float* out, int n) {
+  cache_hints<<<(n + 31) / 32, 32>>>(in, out, n);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void warp_reductions(const int* in, int* out) {
+  int t = threadIdx.x;
+  int lane = t % 32;
+  unsigned mask = 0xffffffffu;
+  if (t < 32) mask = lane < 16 ? 0x0000ffffu : 0xffff0000u;
+  int v = in[t];
+  unsigned u = static_cast<unsigned>(v);
+  out[8 * t] = __reduce_add_sync(mask, v);
+  out[8 * t + 1] = __reduce_min_sync(mask, v);
+  out[8 * t + 2] = static_cast<int>(__reduce_max_sync(mask, u));
+  out[8 * t + 3] = static_cast<int>(__reduce_and_sync(mask, u));
+  out[8 * t + 4] = static_cast<int>(__reduce_or_sync(mask, u));
+  out[8 * t + 5] = static_cast<int>(__reduce_xor_sync(mask, u));
+  out[8 * t + 6] = static_cast<int>(__match_any_sync(mask, v));
+  int pred = -1;
+  out[8 * t + 7] = t >= 32 ? static_cast<int>(__match_all_sync(mask, v & 1, &pred)) * 2 + pred : 0;
+}
+cudaError_t run_warp_reductions(const int* in, int* out) {
+  warp_reductions<<<1, 64>>>(in, out);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void trapping(int* out) {
+  if (blockIdx.x == 1 && threadIdx.x == 5) __trap();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+}
+cudaError_t run_trap(int* out) {
+  trapping<<<2, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void device_math(float x, double* out) {
+  int k = 0;
+  unsigned u = static_cast<unsigned>(__float2int_rd(x * 1000.0f));
+  out[k++] = __float2int_ru(x);
+  out[k++] = __float2uint_rn(-x);
+  out[k++] = __fadd_ru(x, 1e-8f);
+  out[k++] = __fmul_rd(x, 3.0f);
+  out[k++] = __double2float_rz(static_cast<double>(x) / 3.0);
+  out[k++] = __funnelshift_l(u, 0x80000001u, 4);
+  out[k++] = __byte_perm(u, 0x11223344u, 0x7350u);
+  out[k++] = __dp4a(static_cast<int>(u), -0x01020304, 7);
+  out[k++] = __brevll(u);
+  out[k++] = erfinvf(x / 4.0f);
+  out[k++] = normcdff(x);
+  out[k++] = sinpif(x);
+  out[k++] = rhypotf(x, 2.0f);
+  out[k++] = erfcxf(x);
+  out[k++] = __fns(u, 3, 2);
+  out[k++] = CUDART_PI_F;
+  out[k++] = umax(u, 7u) + llmin(-5LL, 3LL);
+}
+cudaError_t run_device_math(float x, double* out) {
+  device_math<<<1, 1>>>(x, out);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void fill(int* out, int value) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = value + blockIdx.x * blockDim.x + threadIdx.x;
+}
+cudaError_t run_launch_kernel(int* out, int value) {
+  void* args[] = {&out, &value};
+  cudaError_t e = cudaLaunchKernel(fill, dim3(2), dim3(32), args, 0, 0);
+  if (e != cudaSuccess) return e;
+  return cudaDeviceSynchronize();
+}
+
+__device__ int symbol[8];
+__global__ void write_through(int* p) { p[threadIdx.x] = 10 * threadIdx.x; }
+cudaError_t run_symbol_address(int* host_copy, std::size_t* size) {
+  int* p = nullptr;
+  if (cudaError_t e = cudaGetSymbolAddress(reinterpret_cast<void**>(&p), symbol); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaGetSymbolSize(size, symbol); e != cudaSuccess) return e;
+  write_through<<<1, 8>>>(p);
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return e;
+  return cudaMemcpyFromSymbol(host_copy, symbol, sizeof(symbol));
+}

@@ -1,0 +1,21 @@
+// Host entry points of the self-test kernels of the extra intrinsics and runtime API (kernels_extras.cu).
+#pragma once
+
+#include <cuda_runtime.h>
+
+// out[5 * i + k] = in[i] loaded with the k-th cache-hint load (__ldcs, __ldcg, __ldca, __ldlu, __ldcv) and stored
+// with a cache-hint store; n threads.
+cudaError_t run_cache_hints(const float* in, float* out, int n);
+// One block of 64 threads (2 warps); per thread t, out[8 * t + k]: __reduce_add/min/max_sync (int), and/or/xor
+// (unsigned) over the warp, __match_any_sync(in[t]), __match_all_sync(in[t] of warp 1 only). Lanes 16..31 of warp 0
+// use the mask 0xffff0000, lanes 0..15 the mask 0x0000ffff.
+cudaError_t run_warp_reductions(const int* in, int* out);
+// 2 blocks of 32 threads; thread 5 of block 1 calls __trap(); out[t] = 1 for every thread that got past it.
+cudaError_t run_trap(int* out);
+// out[k] = the k-th device math / conversion / integer intrinsic of x (one thread): see kernels_extras.cu.
+cudaError_t run_device_math(float x, double* out);
+// cudaLaunchKernel(fill, 2 blocks, 32 threads, {out, value}): out[i] = value + i.
+cudaError_t run_launch_kernel(int* out, int value);
+// The address of the __device__ int array symbol[8] (cudaGetSymbolAddress), and its size (cudaGetSymbolSize); a
+// kernel writes symbol[i] = 10 * i through that address, and the array is read back with cudaMemcpyFromSymbol.
+cudaError_t run_symbol_address(int* host_copy, std::size_t* size);
