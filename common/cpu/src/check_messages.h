@@ -156,6 +156,9 @@ std::string invalid_launch_text(const char* kernel, const std::string& why, cuda
 std::string device_launch_text(const char* kernel);
 // A kernel threw a C++ exception (`what`, null if it is no std::exception) in `block`, which was stopped.
 std::string kernel_exception_text(const char* kernel, const char* what, const std::string& block);
+// __trap() in `thread` of `block`, which was stopped; and __trap() in host code (file:line).
+std::string trap_text(const char* kernel, const std::string& thread, const std::string& block);
+std::string trap_outside_kernel_text(const char* file, int line);
 
 // ---- barrier and warp divergence (launch_messages.cpp) ------------------------------
 // A warp operation of block w's warp `warp` that can never complete (block_sync.cpp): `present` wait at lead's

@@ -112,6 +112,15 @@ std::string kernel_exception_text(const char* kernel, const char* what, const st
          ", which was stopped. Device code must not throw.";
 }
 
+std::string trap_text(const char* kernel, const std::string& thread, const std::string& block) {
+  return "kernel '" + std::string(kernel) + "' executed __trap() in thread " + thread + " of block " + block +
+         ", which was stopped; the launch fails with cudaErrorLaunchFailure.";
+}
+
+std::string trap_outside_kernel_text(const char* file, int line) {
+  return std::string("__trap() called outside a kernel (") + file + ":" + std::to_string(line) + ")";
+}
+
 // ---- barrier and warp divergence ----------------------------------------------------
 
 std::string warp_divergence_text(const Worker& w, unsigned warp, const ThreadSlot& lead,

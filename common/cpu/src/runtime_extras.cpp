@@ -1,5 +1,6 @@
 // CPU backend of the course: runtime API beyond the basics: pitched 2D copies, registered host memory, pointer
 // attributes, limits, device flags, stream callbacks, cudaLaunchKernel's configuration check, and __trap().
+#include "check_messages.h"
 #include "internal.h"
 #include "scheduler.h"
 
@@ -16,16 +17,13 @@ namespace course_cpu::detail {
   Worker* w = tl_worker;
   ThreadSlot* t = tl_slot;
   if (w == nullptr || t == nullptr) {
-    std::fprintf(stderr, "[course-cpu] __trap() called outside a kernel (%s:%d)\n", file, line);
+    std::fprintf(stderr, "[course-cpu] %s\n", trap_outside_kernel_text(file, line).c_str());
     std::abort();
   }
   w->launch_failure = true;
   w->block.aborted = true;
-  w->sink.add("trap", file, line, "", w->block.linear, t->linear, [&] {
-    return "kernel '" + std::string(w->block.site->kernel) + "' executed __trap() in thread " +
-           format_index(t->idx, w->block_dim) + " of block " + block_text(*w) +
-           ", which was stopped; the launch fails with cudaErrorLaunchFailure.";
-  });
+  w->sink.add("trap", file, line, "", w->block.linear, t->linear,
+              [&] { return trap_text(w->block.site->kernel, format_index(t->idx, w->block_dim), block_text(*w)); });
   for (;;) t->sink = std::move(t->sink).resume();  // never resumed: the scheduler unwinds this fiber
 }
 

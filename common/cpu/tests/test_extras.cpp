@@ -416,3 +416,21 @@ TEST(ExtrasApi, LaunchKernelAndSymbolAddress) {
   for (int i = 0; i < 8; ++i) EXPECT_EQ(sym[i], 10 * i);
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
 }
+
+// The conversions and multiplications of device_functions.h at the edges where a GPU differs from a plain C++ cast.
+TEST(Extras, SaturatingConversionsAnd24BitMultiplies) {
+  const float nan = std::nanf("");
+  EXPECT_EQ(__float2int_rn(3e9f), 2147483647);
+  EXPECT_EQ(__float2int_rn(-3e9f), -2147483647 - 1);
+  EXPECT_EQ(__float2int_rn(nan), 0);
+  EXPECT_EQ(__float2int_rn(2.5f), 2);
+  EXPECT_EQ(__float2int_rz(-2.7f), -2);
+  EXPECT_EQ(__float2int_rz(1e10f), 2147483647);
+  EXPECT_EQ(__saturatef(nan), 0.0f);
+  EXPECT_EQ(__saturatef(1.5f), 1.0f);
+  EXPECT_EQ(__saturatef(0.25f), 0.25f);
+  EXPECT_EQ(__mul24(0x01000003, 5), 15);  // bit 24 and above are ignored
+  EXPECT_EQ(__mul24(0x00ffffff, 2), -2);  // 0xffffff is -1 in 24 bits
+  EXPECT_EQ(__umul24(0x01000003u, 5u), 15u);
+  EXPECT_EQ(__umul24(0xffffffu, 0xffffffu), 0xfe000001u);  // low 32 bits of the 48-bit product
+}

@@ -218,15 +218,22 @@ inline void __sincosf(float x, float* s, float* c) {
   *s = std::sin(x);
   *c = std::cos(x);
 }
-inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline float __saturatef(float x) { return x >= 1.0f ? 1.0f : (x > 0.0f ? x : 0.0f); }  // NaN -> 0, as on a GPU
 inline int __float_as_int(float x) { return std::bit_cast<int>(x); }
 inline float __int_as_float(int x) { return std::bit_cast<float>(x); }
 inline unsigned __float_as_uint(float x) { return std::bit_cast<unsigned>(x); }
 inline float __uint_as_float(unsigned x) { return std::bit_cast<float>(x); }
 inline long long __double_as_longlong(double x) { return std::bit_cast<long long>(x); }
 inline double __longlong_as_double(long long x) { return std::bit_cast<double>(x); }
-inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
-inline int __float2int_rz(float x) { return static_cast<int>(x); }
+// float -> int as on a GPU: rounded, then saturated to int's range; NaN gives 0.
+inline int course_cpu_saturated_int(float rounded) {
+  if (std::isnan(rounded)) return 0;
+  if (rounded >= 2147483648.0f) return 2147483647;
+  if (rounded < -2147483648.0f) return -2147483647 - 1;
+  return static_cast<int>(rounded);
+}
+inline int __float2int_rn(float x) { return course_cpu_saturated_int(__builtin_roundevenf(x)); }
+inline int __float2int_rz(float x) { return course_cpu_saturated_int(std::trunc(x)); }
 inline float __int2float_rn(int x) { return static_cast<float>(x); }
 inline int __popc(unsigned x) { return std::popcount(x); }
 inline int __popcll(unsigned long long x) { return std::popcount(x); }
@@ -239,8 +246,12 @@ inline unsigned __brev(unsigned x) {
   for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
   return r;
 }
-inline int __mul24(int a, int b) { return a * b; }
-inline unsigned __umul24(unsigned a, unsigned b) { return a * b; }
+// The low 24 bits of each operand (sign-extended for __mul24), the low 32 bits of the product.
+inline int __mul24(int a, int b) {
+  const auto low24 = [](int v) { return static_cast<std::int32_t>(static_cast<std::uint32_t>(v) << 8) >> 8; };
+  return static_cast<int>(static_cast<std::uint32_t>(static_cast<std::int64_t>(low24(a)) * low24(b)));
+}
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
 inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
 inline unsigned __umulhi(unsigned a, unsigned b) {
   return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
