@@ -41,18 +41,35 @@ void Rewriter::rewrite_shared() {
       ++semi;
     }
     if (semi >= toks_.size()) continue;
-    const std::size_t before = prev(i);
-    if (before != npos && is_ident(before, "extern")) {
-      rewrite_extern_shared(before, i, semi, in_function, fn);
+    // The other declaration specifiers, in any order (`static volatile __shared__`, `__shared__ static`,
+    // `extern __device__ __shared__`): `extern` makes it the dynamic array; `static` goes, as the replacement has it.
+    std::size_t first = i, ext = npos;
+    for (std::size_t k = prev(i); k != npos && is_ident(k); k = prev(k)) {
+      static const std::set<std::string_view> specifiers = {"static",     "extern", "volatile", "const",
+                                                            "__device__", "inline", "constexpr"};
+      if (!specifiers.count(toks_[k].text)) break;
+      if (is_ident(k, "extern")) ext = k;
+      first = k;
+    }
+    if (ext != npos) {
+      rewrite_extern_shared(first, i, semi, in_function, fn);
       continue;
     }
-    const bool has_static = before != npos && is_ident(before, "static");
-    edits_.push_back({i, i + 1, has_static ? "thread_local" : "static thread_local"});
+    edits_.push_back({i, i + 1, "static thread_local"});
+    for (std::size_t k = first; k < semi; k = next(k)) {
+      if (is_punct(k, "[") || is_punct(k, "=") || is_punct(k, ",")) break;
+      if (is_ident(k, "static")) edits_.push_back({k, k + 1, ""});
+    }
     // Declarators: `T a[N][M], b[K], c;` -> arrays a and b; a, b and c declared.
     std::vector<std::string> arrays, declared, scalars;
     int depth = 0;
     std::size_t last_ident = npos, type_end = npos;
     for (std::size_t k = next(i); k <= semi; k = next(k)) {
+      if ((is_ident(k, "__attribute__") || is_ident(k, "__align__") || is_ident(k, "alignas")) &&
+          is_punct(next(k), "(")) {
+        k = match(next(k));  // an attribute, before or after a declarator: no name
+        continue;
+      }
       if (toks_[k].kind == Tok::punct) {
         const bool ends = depth == 0 && (is_punct(k, "[") || is_punct(k, ",") || is_punct(k, ";"));
         if (ends && last_ident != npos) {

@@ -560,6 +560,26 @@ TEST(Rewriter, SharedDeclarations) {
   EXPECT_TRUE(contains(out, "static thread_local int count;")) << out;
 }
 
+TEST(Rewriter, SharedDeclarationsWithSpecifiersInAnyOrderAndTrailingAttributes) {
+  const std::string src =
+      "__global__ void k(int* out) {\n"
+      "  __shared__ static int a[32];\n"
+      "  static volatile __shared__ int b[32];\n"
+      "  extern __device__ __shared__ int dyn[];\n"
+      "  __shared__ float s[128] __attribute__((aligned(16)));\n"
+      "}\n";
+  for (Mode mode : {Mode::fast, Mode::check}) {
+    const std::string out = body(src, mode);
+    EXPECT_EQ(lines(out), lines(src));
+    EXPECT_TRUE(contains(out, "static thread_local  int a[32];")) << out;
+    EXPECT_TRUE(contains(out, " volatile static thread_local int b[32];")) << out;
+    EXPECT_TRUE(contains(out, "int* const dyn = ::course_cpu::dynamic_shared<int>();")) << out;
+    EXPECT_TRUE(contains(out, "static thread_local float s[128] __attribute__((aligned(16)));")) << out;
+    EXPECT_TRUE(contains(out, "sizeof(s), ")) << out;  // the note of s's bytes
+    EXPECT_FALSE(contains(out, "sizeof(__attribute__)")) << out;
+  }
+}
+
 TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
   const std::string src =
       "template <int TILE>\n"
