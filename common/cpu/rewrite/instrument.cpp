@@ -12,7 +12,9 @@ namespace course_rewrite {
 void Rewriter::instrument() {
   for (Function& fn : functions_) generic_lambdas(fn);
   for (Function& fn : functions_) {
-    const std::set<std::string>& local = shared_arrays_[fn.body_open];
+    // A shared array whose name the function declares again (`float buf[4];` in an inner block) is left unchecked,
+    // so that the other declaration keeps its meaning.
+    const std::set<std::string> local = not_declared_again(shared_arrays_[fn.body_open], fn);
     fn.local_pointers = local_pointers(fn, local);
     fn.shared_scalars = checked_scalars(fn);
     fn.auto_locals = auto_locals(fn, local);
@@ -195,10 +197,13 @@ std::set<std::string> Rewriter::auto_locals(const Function& fn, const std::set<s
 std::set<std::string> Rewriter::checked_scalars(const Function& fn) const {
   const auto found = shared_scalars_.find(fn.body_open);
   if (found == shared_scalars_.end()) return {};
+  return not_declared_again(found->second, fn);
+}
+
+std::set<std::string> Rewriter::not_declared_again(std::set<std::string> names, const Function& fn) const {
   static const std::set<std::string_view> not_a_type = {"return",   "case",     "throw",  "goto",    "else",
                                                         "do",       "sizeof",   "delete", "new",     "co_return",
                                                         "co_yield", "co_await", "typeid", "alignof", "decltype"};
-  std::set<std::string> names = found->second;
   for (std::size_t k = fn.body_open + 1; k < fn.body_close && !names.empty(); ++k) {
     if (!is_ident(k) || !names.count(std::string(toks_[k].text)) || in_declaration(k)) continue;
     // `T name` (a declaration or a parameter of a lambda: the name means something else there), `T* name`, `T& name`.

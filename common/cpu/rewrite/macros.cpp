@@ -175,7 +175,8 @@ void Rewriter::device_directives() {
       if (is_ident(k, "asm") || is_ident(k, "__asm__") || is_ident(k, "__asm")) {
         // Inline PTX: `asm [volatile] ( ... )` becomes a call that refuses it (course_cpu/device_functions.h).
         std::size_t open = next(k);
-        while (is_ident(open, "volatile") || is_ident(open, "__volatile__") || is_ident(open, "goto")) open = next(open);
+        while (is_ident(open, "volatile") || is_ident(open, "__volatile__") || is_ident(open, "goto"))
+          open = next(open);
         if (!is_punct(open, "(") || match(open) >= toks_.size()) continue;
         edits_.push_back({k, match(open) + 1, "::course_cpu::inline_ptx()"});
         k = match(open);

@@ -145,6 +145,9 @@ class Rewriter {
   bool arithmetic_type(std::size_t b, std::size_t e) const;
   // The shared scalars of fn that no other declaration in its body names (a shadowing local keeps its own meaning).
   std::set<std::string> checked_scalars(const Function& fn) const;
+  // `names` less those the function declares again (`T name`, `T* name`, `T& name` outside their __shared__
+  // declaration): the other declaration gives the name another meaning in some scope.
+  std::set<std::string> not_declared_again(std::set<std::string> names, const Function& fn) const;
 
   // ---- pass 3: launches (launches.cpp) ---------------------------------------------
   void rewrite_launches();

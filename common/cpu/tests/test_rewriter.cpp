@@ -580,6 +580,18 @@ TEST(Rewriter, SharedDeclarationsWithSpecifiersInAnyOrderAndTrailingAttributes) 
   }
 }
 
+TEST(Rewriter, ASharedArrayDeclaredAgainInAnInnerBlockIsLeftUnchecked) {
+  const std::string src =
+      "__global__ void k(float* out) {\n"
+      "  __shared__ float buf[64], tile[64];\n"
+      "  buf[threadIdx.x] = tile[threadIdx.x];\n"
+      "  for (int i = 0; i < 2; ++i) { float buf[4]; buf[3] = 1; out[i] = buf[3]; }\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_TRUE(contains(out, "  buf[threadIdx.x] = COURSE_CHECKED(tile, __LINE__)[threadIdx.x];")) << out;
+  EXPECT_TRUE(contains(out, "{ float buf[4]; buf[3] = 1; COURSE_CHECKED(out, __LINE__)[i] = buf[3]; }")) << out;
+}
+
 TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
   const std::string src =
       "template <int TILE>\n"
