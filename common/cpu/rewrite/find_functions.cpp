@@ -137,8 +137,10 @@ int Rewriter::angle_arguments(std::size_t lt) const {
 }
 
 std::string Rewriter::kernel_address(std::size_t name, std::size_t open, std::size_t close) const {
-  for (std::size_t k = next(open); k < close; k = next(k))
+  for (std::size_t k = next(open); k < close; k = next(k)) {
     if (is_punct(k, "=") || toks_[k].kind == Tok::preproc) return "";  // a default argument cannot be in the type
+    if (is_ident(k, toks_[name].text)) return "";  // a parameter named like the kernel hides it in the body
+  }
   std::string args;
   const std::size_t t = template_keyword(name);
   if (t != npos) {

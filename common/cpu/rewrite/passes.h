@@ -36,7 +36,7 @@ struct Function {
   std::set<std::string> proxy_refs;
   // A __global__ function: the expression of its address as a `void (*)(...)`, for the notes of its static
   // __shared__ arrays (course_cpu/occupancy.h); empty if it cannot be written (another kind of function, a default
-  // argument, an unnamed template parameter).
+  // argument, an unnamed template parameter, a parameter named like the kernel).
   std::string kernel_address;
   // Check mode: local pointer variables (`float* Bs = smem + n;`, `const float4* in4 = ...;`), whose subscripts are
   // checked like a pointer parameter's where they point into shared or global memory (course_cpu/check.h).

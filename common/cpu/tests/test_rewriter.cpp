@@ -360,6 +360,15 @@ TEST(Rewriter, KernelsOfThisFileLaunchByTypedAddressOrDeduced) {
       << out;  // not of this file
 }
 
+TEST(Rewriter, AKernelWithAParameterOfItsNameIsNotNamedInsideItsBody) {
+  const std::string src =
+      "__global__ void sum(const float* in, float* sum) { __shared__ float s[32]; sum[0] = s[0]; }\n"
+      "void run(const float* in, float* out) { sum<<<1, 32>>>(in, out); }\n";
+  const std::string out = body(src);
+  EXPECT_FALSE(contains(out, "StaticSharedNote")) << out;  // &sum would be the parameter there
+  EXPECT_TRUE(contains(out, "::course_cpu::launch(sum, \"sum\", __FILE__, 2, 1, 32)(in, out);")) << out;
+}
+
 TEST(Rewriter, CastsOfElementsToReferencesBindTheElement) {
   const std::string src =
       "__global__ void k(const float* in) {\n"
