@@ -46,6 +46,20 @@ void Rewriter::instrument() {
         k = match(next(k));  // unevaluated: leave alone
         continue;
       }
+      if (t == "sizeof" && is_ident(next(k))) {  // `sizeof s[0]`: the operand's postfix chain, unevaluated
+        std::size_t end = next(k);
+        for (std::size_t q = next(end);; q = next(end)) {
+          if (is_punct(q, "[")) {
+            end = match(q);
+          } else if ((is_punct(q, ".") || is_punct(q, "->")) && is_ident(next(q))) {
+            end = next(q);
+          } else {
+            break;
+          }
+        }
+        k = end;
+        continue;
+      }
       if (in_declaration(k)) continue;
       if (t == "auto") {
         decay_auto_initializers(k, fn, local);

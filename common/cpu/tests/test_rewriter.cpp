@@ -369,6 +369,13 @@ TEST(Rewriter, AKernelWithAParameterOfItsNameIsNotNamedInsideItsBody) {
   EXPECT_TRUE(contains(out, "::course_cpu::launch(sum, \"sum\", __FILE__, 2, 1, 32)(in, out);")) << out;
 }
 
+TEST(Rewriter, SizeofWithoutParenthesesIsLeftUnevaluated) {
+  const std::string src =
+      "__global__ void k(int* out) { __shared__ float s[32]; out[0] = sizeof s[0] + sizeof s->x + s[1]; }\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_TRUE(contains(out, "= sizeof s[0] + sizeof s->x + COURSE_CHECKED(s, __LINE__)[1];")) << out;
+}
+
 TEST(Rewriter, CastsOfElementsToReferencesBindTheElement) {
   const std::string src =
       "__global__ void k(const float* in) {\n"
