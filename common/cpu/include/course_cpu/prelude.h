@@ -3,8 +3,8 @@
 #pragma once
 
 #include <course_cpu/check.h>
-#include <course_cpu/device_functions.h>
 #include <course_cpu/device_extras.h>
+#include <course_cpu/device_functions.h>
 #include <course_cpu/launch.h>
 
 #include <cuda_runtime.h>
