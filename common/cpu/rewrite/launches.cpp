@@ -3,13 +3,20 @@
 // A kernel template of this file launched with fewer template arguments than
 // it has parameters, or a kernel with overloads or default arguments, goes
 // through ::course_cpu::launch_deduced instead; another kernel of this file
-// named by one identifier is passed by its typed address.
+// named by one identifier is passed by its typed address. Launches in a #define's body are rewritten alike.
 #include "passes.h"
 
 namespace course_rewrite {
 
 std::size_t Rewriter::callee_start(std::size_t i) const {
   std::size_t k = prev(i);
+  if (is_punct(k, ")")) {  // `(k)<<<...>>>`, `(*f)<<<...>>>`: a parenthesized expression, not a call's result
+    const std::size_t open = match_back(k);
+    const std::size_t before = open == npos ? npos : prev(open);
+    if (open == npos || (before != npos && (is_ident(before) || is_close(before) || is_punct(before, ">"))))
+      return npos;
+    return open;
+  }
   std::size_t start = npos;
   while (k != npos) {
     if (is_punct(k, ">") || is_punct(k, ">>") || is_punct(k, ">>>")) {
@@ -67,30 +74,44 @@ void Rewriter::rewrite_launches() {
       if (depth < 0) break;
     }
     if (close == npos || !is_punct(next(close), "(")) continue;
-    const std::string callee = text(start, i, true);
-    const std::string site = "\"" + callee + "\", __FILE__, " + std::to_string(toks_[start].line) + ", ";
+    // `(k)` is looked up as `k`: the callee's tokens are [first, end).
+    const bool parenthesized = is_punct(start, "(");
+    const std::size_t first = parenthesized ? next(start) : start;
+    const std::size_t end = parenthesized ? prev(i) : i;
+    const std::string callee = text(first, end, true);
+    // The kernel's name in messages; in a macro whose parameter names the kernel, the argument (#kern).
+    const bool macro_param = macro_body_ && next(first) == end && macro_params_.count(callee) > 0;
+    const std::string name = macro_param ? "#" + callee : "\"" + escape(callee) + "\"";
+    const std::string line = macro_body_ ? "__LINE__" : std::to_string(toks_[start].line);
+    const std::string site = name + ", __FILE__, " + line + ", ";
     // A kernel template of this file launched with fewer template arguments
     // than it has parameters (usually none): the others are deduced from
     // the arguments, by a call inside a generic lambda.
     bool deduced = false;
-    for (std::size_t k = start; k < i; k = next(k)) {
+    for (std::size_t k = first; k < end; k = next(k)) {
       if (!is_ident(k)) continue;
       const auto it = template_kernels_.find(std::string(toks_[k].text));
       const std::size_t after = next(k);
-      if (it == template_kernels_.end() || !(after == i || is_punct(after, "<"))) continue;
-      deduced = (after == i ? 0 : angle_arguments(after)) < it->second;
+      if (it == template_kernels_.end() || !(after == end || is_punct(after, "<"))) continue;
+      deduced = (after == end ? 0 : angle_arguments(after)) < it->second;
       break;
     }
     // A kernel of this file named by one identifier: with overloads or default arguments, the call inside the
     // generic lambda resolves them as nvcc does; else its typed address, so that a function of the same name from a
     // header (`copy` after `using namespace std;`) does not make the name ambiguous.
     std::string address;
-    if (!deduced && next(start) == i) {
+    if (!deduced && next(first) == end) {
       const auto it = kernel_decls_.find(callee);
       if (it != kernel_decls_.end()) {
         deduced = it->second.signatures.size() > 1 || it->second.defaults;
         address = it->second.address;
       }
+    }
+    // A macro's parameter may name any kernel of the file: deduced if any of them needs it.
+    if (macro_param && address.empty()) {
+      deduced = !template_kernels_.empty();
+      for (const auto& [kernel, decls] : kernel_decls_)
+        deduced = deduced || decls.signatures.size() > 1 || decls.defaults;
     }
     if (deduced) {
       edits_.push_back({start, start, "::course_cpu::launch_deduced([](const auto&... course_cpu_args) { ("});
@@ -103,6 +124,24 @@ void Rewriter::rewrite_launches() {
     }
     edits_.push_back({close, close + 1, ")"});
   }
+  for (std::size_t k = 0; k < toks_.size(); ++k)
+    if (toks_[k].kind == Tok::preproc) set_directive(k, macro_launches(directive(k)));
+}
+
+std::string Rewriter::macro_launches(std::string_view directive) const {
+  std::size_t body = 0, params = 0;
+  if (directive.find("<<<") == std::string_view::npos || !define_body(directive, &body, &params))
+    return std::string(directive);
+  const std::string text(directive.substr(body));
+  Rewriter sub(text, mode_);
+  sub.kernel_decls_ = kernel_decls_;
+  sub.template_kernels_ = template_kernels_;
+  sub.macro_body_ = true;
+  if (params != std::string_view::npos)
+    for (const Token& t : tokenize(directive.substr(params + 1, body - params - 2)))
+      if (t.kind == Tok::identifier) sub.macro_params_.insert(std::string(t.text));
+  sub.rewrite_launches();
+  return std::string(directive.substr(0, body)) + sub.apply();
 }
 
 }  // namespace course_rewrite

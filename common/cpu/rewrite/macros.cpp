@@ -58,21 +58,35 @@ struct Body {
 
 }  // namespace
 
-std::string Rewriter::macro_with_values(std::string_view directive) const {
-  // #define NAME(params) body
+bool define_body(std::string_view directive, std::size_t* body, std::size_t* params) {
   std::size_t at = directive.find_first_not_of(" \t", 1);
-  if (at == std::string_view::npos || directive.substr(at, 6) != "define") return std::string(directive);
+  if (at == std::string_view::npos || directive.substr(at, 6) != "define") return false;
   at = directive.find_first_not_of(" \t", at + 6);
+  if (at == std::string_view::npos) return false;
   std::size_t name_end = at;
   while (name_end < directive.size() &&
          (std::isalnum(static_cast<unsigned char>(directive[name_end])) || directive[name_end] == '_'))
     ++name_end;
-  if (at == std::string_view::npos || name_end == at || name_end >= directive.size() || directive[name_end] != '(')
-    return std::string(directive);  // an object-like macro
-  const std::size_t params_end = directive.find(')', name_end);
-  if (params_end == std::string_view::npos) return std::string(directive);
+  if (name_end == at) return false;
+  *params = std::string_view::npos;
+  *body = name_end;
+  if (name_end < directive.size() && directive[name_end] == '(') {
+    const std::size_t params_end = directive.find(')', name_end);
+    if (params_end == std::string_view::npos) return false;
+    *params = name_end;
+    *body = params_end + 1;
+  }
+  return true;
+}
+
+std::string Rewriter::macro_with_values(std::string_view directive) const {
+  // #define NAME(params) body
+  std::size_t body_at = 0, params_at = 0;
+  if (!define_body(directive, &body_at, &params_at) || params_at == std::string_view::npos)
+    return std::string(directive);  // another directive, or an object-like macro
+  const std::size_t params_end = body_at - 1;
   std::set<std::string_view> params;
-  for (const Token& t : tokenize(directive.substr(name_end + 1, params_end - name_end - 1)))
+  for (const Token& t : tokenize(directive.substr(params_at + 1, params_end - params_at - 1)))
     if (t.kind == Tok::identifier) params.insert(t.text);
 
   const std::string_view body_text = directive.substr(params_end + 1);
@@ -143,11 +157,8 @@ std::string Rewriter::macro_with_values(std::string_view directive) const {
 }
 
 void Rewriter::instrument_macros() {
-  for (std::size_t k = 0; k < toks_.size(); ++k) {
-    if (toks_[k].kind != Tok::preproc) continue;
-    const std::string text = macro_with_values(toks_[k].text);
-    if (text != toks_[k].text) edits_.push_back({k, k + 1, text});
-  }
+  for (std::size_t k = 0; k < toks_.size(); ++k)
+    if (toks_[k].kind == Tok::preproc) set_directive(k, macro_with_values(directive(k)));
 }
 
 // Both modes: inline PTX (`asm(...)`) in device bodies is refused with the backend's gap marker; and
@@ -187,8 +198,7 @@ void Rewriter::device_directives() {
         continue;
       }
       if (toks_[k].kind != Tok::preproc || toks_[k].text.find("__CUDA_ARCH__") == std::string_view::npos) continue;
-      const std::string text = device_pass_directive(std::string(toks_[k].text));
-      if (text != toks_[k].text) edits_.push_back({k, k + 1, text});
+      set_directive(k, device_pass_directive(directive(k)));
     }
 }
 

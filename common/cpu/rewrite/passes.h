@@ -23,6 +23,10 @@ namespace course_rewrite {
 // The text of a C++ string literal's contents: \ and " escaped (rewriter.cpp).
 std::string escape(const std::string& s);
 
+// In a `#define NAME body` or `#define NAME(params) body` directive: where the body starts, and where the parameter
+// list starts (`(`, or npos for an object-like macro). False for any other directive (macros.cpp).
+bool define_body(std::string_view directive, std::size_t* body, std::size_t* params);
+
 struct Edit {
   std::size_t begin, end;  // token range [begin, end); begin == end inserts before begin
   std::string text;
@@ -151,8 +155,12 @@ class Rewriter {
 
   // ---- pass 3: launches (launches.cpp) ---------------------------------------------
   void rewrite_launches();
-  // The first token of the callee before the <<< at i: [::] name [<...>] { :: name [<...>] }, or npos.
+  // The first token of the callee before the <<< at i: [::] name [<...>] { :: name [<...>] }, or a parenthesized
+  // expression `(k)`; npos if there is none.
   std::size_t callee_start(std::size_t i) const;
+  // A #define whose body launches a kernel (`#define RUN(p) k<<<1, 32>>>(p)`): the directive with its launches
+  // rewritten as in code, the site's line being the expansion's (__LINE__).
+  std::string macro_launches(std::string_view directive) const;
 
   // ---- pass 4 (check mode): checked subscripts (instrument.cpp) --------------------
   void instrument();
@@ -249,6 +257,13 @@ class Rewriter {
                               std::size_t* question, std::size_t* colon, std::size_t* last) const;
 
   // ---- output (rewriter.cpp) ----------------------------------------------------------
+  // Directives (preprocessor tokens) are rewritten by several passes; each reads the text the earlier ones left
+  // (directive) and replaces it (set_directive); run() turns the results into edits.
+  std::string directive(std::size_t k) const {
+    const auto it = directives_.find(k);
+    return it != directives_.end() ? it->second : std::string(toks_[k].text);
+  }
+  void set_directive(std::size_t k, std::string text) { directives_[k] = std::move(text); }
   std::string apply();
 
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
@@ -271,6 +286,9 @@ class Rewriter {
   std::set<std::string> global_shared_;
   std::vector<std::pair<std::size_t, std::size_t>> declaration_ranges_;
   std::set<std::size_t> lvalue_operands_;  // first tokens of proxies that are operands of either(...): not wrapped
+  std::map<std::size_t, std::string> directives_;  // rewritten directives by token
+  bool macro_body_ = false;             // this Rewriter rewrites the launches of a #define's body (macro_launches)
+  std::set<std::string> macro_params_;  // and these are the macro's parameters
 };
 
 }  // namespace course_rewrite

@@ -18,6 +18,8 @@ std::string Rewriter::run() {
   }
   for (std::size_t i = 0; i < toks_.size(); ++i)
     if (is_ident(i, "__noinline__")) edits_.push_back({i, i + 1, "__attribute__((noinline))"});
+  for (const auto& [k, text] : directives_)
+    if (text != toks_[k].text) edits_.push_back({k, k + 1, text});
   return apply();
 }
 

@@ -190,10 +190,12 @@ cudaError_t run(const float* a, float* b) {
   return cudaDeviceSynchronize();
 }
 }  // namespace forms_std
+// Launches inside a macro (the kernel named by the macro's argument) and of a parenthesized kernel name.
+#define LAUNCH_ON_A_WARP(kernel, ...) kernel<<<1, 32>>>(__VA_ARGS__)
 cudaError_t run_shared_kernel_names(const float* in, float* out, int* ints) {
   cudaError_t e = forms_std::run(in, out);
-  scaleBy<<<1, 32>>>(out, 3.0f);
-  scaleBy<<<1, 32>>>(ints, 5);
+  LAUNCH_ON_A_WARP(scaleBy, out, 3.0f);
+  (scaleBy)<<<1, 32>>>(ints, 5);
   addTo<<<1, 32>>>(out);
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   return e;

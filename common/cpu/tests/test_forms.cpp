@@ -122,7 +122,8 @@ TEST(Forms, LibraryFunctionsReferenceCastsSameValueFlagsAndCudaArch) {
   EXPECT_NEAR(total.get()[0], sum, 1e-9);
 }
 
-// Overloaded kernels, a kernel's default argument, and a kernel named `copy` next to std::copy launch as on a GPU.
+// Overloaded kernels, a kernel's default argument, a kernel named `copy` next to std::copy, and launches inside a
+// macro and of a parenthesized name launch as on a GPU.
 TEST(Forms, KernelsSharingTheirNameLaunchAsOnAGpu) {
   const std::vector<float> x = iota_floats(32);
   std::vector<int> n(32);

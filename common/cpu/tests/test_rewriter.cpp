@@ -44,7 +44,7 @@ TEST(Rewriter, LeavesCommentsStringsAndDirectivesAlone) {
       "/* k<<<1, 2>>>(x);\n __shared__ */\n"
       "const char* s = \"k<<<1,2>>>(x) __shared__\";\n"
       "const char* r = R\"d(k<<<1,2>>>(x) )\" __shared__)d\";\n"
-      "#define LAUNCH k<<<1, 2>>>(x)\n";
+      "#pragma message \"k<<<1, 2>>>(x) __shared__\"\n";  // a #define's launches are rewritten (below)
   EXPECT_EQ(body(src), src);
   EXPECT_EQ(body(src, Mode::check), src);
 }
@@ -541,6 +541,28 @@ TEST(Rewriter, StaticSharedArraysOfKernelsAreNoted) {
     EXPECT_FALSE(contains(out, "sizeof(h)")) << out;  // a __device__ function: its kernel is not known
     EXPECT_FALSE(contains(out, "sizeof(u)")) << out;  // an unnamed template parameter cannot be named
   }
+}
+
+TEST(Rewriter, LaunchesInMacroBodiesAndOfParenthesizedKernels) {
+  const std::string src =
+      "__global__ void k(float* p) {}\n"
+      "#define RUN(ptr) k<<<1, 32>>>(ptr)\n"
+      "#define LAUNCH(kern, g, b, ...) kern<<<g, \\\n  b>>>(__VA_ARGS__)\n"
+      "#define NOT_A_LAUNCH(a, b) ((a) << (b))\n"
+      "void f(float* p) { RUN(p); LAUNCH(k, 1, 2, p); (k)<<<1, 2>>>(p); (*fp)<<<1, 2>>>(p); }\n";
+  const std::string out = body(src);
+  EXPECT_EQ(lines(out), lines(src));
+  // The site's line is where the macro is used.
+  EXPECT_TRUE(contains(out,
+                       "#define RUN(ptr) ::course_cpu::launch(static_cast<void (*)(float* p)>(&k), \"k\", "
+                       "__FILE__, __LINE__, 1, 32)(ptr)\n"))
+      << out;
+  // A kernel named by a parameter of the macro is named in messages by the macro's argument.
+  EXPECT_TRUE(contains(out, "::course_cpu::launch(kern, #kern, __FILE__, __LINE__, g, \\\n  b)(__VA_ARGS__)\n")) << out;
+  EXPECT_TRUE(contains(out, "#define NOT_A_LAUNCH(a, b) ((a) << (b))\n")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::launch(static_cast<void (*)(float* p)>(&k), \"k\", __FILE__, 6, 1, 2)(p);"))
+      << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::launch((*fp), \"*fp\", __FILE__, 6, 1, 2)(p);")) << out;
 }
 
 TEST(Rewriter, MultiLineLaunchKeepsLines) {
