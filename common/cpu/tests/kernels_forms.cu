@@ -50,6 +50,22 @@ cudaError_t run_pointer_rows(const float* in, float* out) {
   return cudaDeviceSynchronize();
 }
 
+// Array references to rows of a shared tile: written through one, read back through the tile and through a reference
+// to const. shift 1 binds thread 31's reference one row past the tile.
+__global__ void rowReferences(float* out, int shift) {
+  __shared__ float tile[32][33];
+  const int t = threadIdx.x;  // 32 threads
+  float(&row)[33] = tile[t + shift];  // @row-reference
+  for (int j = 0; j < 33; ++j) row[j] = static_cast<float>(t) + 0.5f * static_cast<float>(j);
+  __syncthreads();
+  const float(&mine)[33] = tile[t];
+  out[t] = tile[(t + 1) % 32][4] + mine[32];
+}
+cudaError_t run_row_references(float* out, int shift) {
+  rowReferences<<<1, 32>>>(out, shift);
+  return cudaDeviceSynchronize();
+}
+
 // __managed__ variables passed to a kernel by address: device-accessible memory, as on a GPU.
 __managed__ float managed_out[32];
 __managed__ int managed_count;

@@ -28,6 +28,7 @@ cudaError_t probe_attributes(cudaFuncAttributes* attr);
 // kernels_forms.cu
 cudaError_t run_conditional_references(float* g, float* out);     // 32 floats each
 cudaError_t run_pointer_rows(const float* in, float* out);        // 32 floats each
+cudaError_t run_row_references(float* out, int shift);            // 32 floats; shift 1: a row past the tile
 cudaError_t run_managed_variables(float* host_copy, int* count);  // 32 floats
 cudaError_t run_print_through_macros();                           // prints "log 0.75 7" and "show 1.25"
 // 128 floats in and out, 32 points of two floats; bug 0: correct, 1: past the end, 2: race, 3: p->x past the end

@@ -43,6 +43,17 @@ TEST(Forms, ASharedArrayOfPointersAssignedArrays) {
   for (int t = 0; t < 32; ++t) EXPECT_EQ(got[t], (t & 1 ? 10.0f : 1.0f) * x[t]) << t;
 }
 
+// `float (&row)[33] = tile[t];` binds the row; what is written through it is read back without a diagnostic.
+TEST(Forms, ArrayReferencesToRowsOfASharedTile) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  ASSERT_EQ(run_row_references(out.ptr, 0), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t)
+    EXPECT_EQ(got[t], static_cast<float>((t + 1) % 32) + 2.0f + static_cast<float>(t) + 16.0f) << t;
+}
+
 TEST(Forms, ManagedVariablesPassedByAddress) {
   course_cpu::take_diagnostics();
   float copy[32] = {};

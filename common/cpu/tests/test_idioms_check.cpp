@@ -214,3 +214,16 @@ TEST(IdiomBugs, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
     EXPECT_EQ(d[0].line, line_of(file, c.marker)) << d[0].message;
   }
 }
+
+// A reference to a row one past the tile (`float (&row)[33] = tile[32];`) is reported where it is bound.
+TEST(IdiomBugs, ARowReferencePastTheTileIsReported) {
+  DeviceBuffer<float> out(32);
+  course_cpu::take_diagnostics();
+  run_row_references(out.ptr, 1);
+  cudaGetLastError();
+  const auto d = course_cpu::take_diagnostics();
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].category, "out-of-bounds") << d[0].message;
+  EXPECT_EQ(d[0].line, line_of("kernels_forms.cu", "@row-reference")) << d[0].message;
+  EXPECT_NE(d[0].message.find("tile[32][0]"), std::string::npos) << d[0].message;
+}

@@ -58,6 +58,18 @@ class ArrayView {
   Sub* operator&() const { return reinterpret_cast<Sub*>(first_); }
   Elem* begin() const { return first_; }
   Elem* end() const { return first_ + kExtent; }
+  // `float (&row)[33] = tile[t];`: a reference to the row, bounds-checked here. What is done through it is not seen,
+  // like an access through a pointer; its words count as possibly written. A template, so that only a reference to
+  // the row's array type deduces it (`float* p = tile[t]` keeps the decay above, unambiguous).
+  template <class R>
+  requires std::is_same_v<std::remove_cv_t<R>, std::remove_cv_t<Sub>>
+  operator R&() const {
+    ArrayLoc<Root> row = loc_;  // messages name the row's first element
+    for (int d = D; d < ArrayLoc<Root>::kRank; ++d) row.index[d] = 0;
+    const bool ok = row.template fast<sizeof(Sub)>(untyped(first_), Access::none) ||
+                    record(row.info(untyped(first_), sizeof(Sub)), Access::none);
+    return *reinterpret_cast<R*>(ok ? static_cast<void*>(first_) : scratch(sizeof(Sub)));
+  }
 
  private:
   template <class I>
