@@ -35,10 +35,11 @@ bool resolve_warps(Worker& w) {
     const unsigned first = warp * 32;
     const unsigned count = std::min(32u, b.nthreads - first);
     const unsigned existing = count == 32 ? 0xffffffffu : ((1u << count) - 1u);
+    bool completed = false;  // a rendezvous of this warp completed in this call
     for (;;) {
       int leader = -1;
       for (unsigned l = 0; l < count; ++l)
-        if (b.threads[first + l].state == ThreadState::at_warp) {
+        if (b.threads[first + l].state == ThreadState::at_warp && b.threads[first + l].op != WarpOp::activemask) {
           leader = static_cast<int>(l);
           break;
         }
@@ -57,6 +58,12 @@ bool resolve_warps(Worker& w) {
         else
           elsewhere.push_back(first + l);
       }
+      // A lane released by this call, or waiting at __activemask(), may still come: wait for the next round.
+      const bool may_come = std::any_of(elsewhere.begin(), elsewhere.end(), [&](unsigned t) {
+        return b.threads[t].state == ThreadState::runnable ||
+               (b.threads[t].state == ThreadState::at_warp && b.threads[t].op == WarpOp::activemask);
+      });
+      if (may_come) break;
       if (!exited.empty() || !elsewhere.empty()) {
         fail_block(w, "barrier-divergence", lead.line, warp_divergence_text(w, warp, lead, present, exited, elsewhere));
         return false;
@@ -101,6 +108,7 @@ bool resolve_warps(Worker& w) {
         }
       }
       for (unsigned p : present) b.threads[p].state = ThreadState::runnable;
+      completed = true;
       ++b.warp_sync[warp];
       if (w.checked) {  // for check mode's race ordering (check_record.cpp)
         b.warp_masks[warp].push_back(mask);
@@ -108,6 +116,28 @@ bool resolve_warps(Worker& w) {
       }
       progressed = true;
     }
+    if (completed) continue;
+    // __activemask(): once no lane can run and no other rendezvous of the warp can complete, the lanes waiting at one
+    // __activemask() line are those that reached it together, as a GPU's converged lanes do; lanes that exited or
+    // wait elsewhere (on the other side of a branch) are not in the mask. Of several lines the first in the file
+    // goes first: the side of a branch before the point where the warp reconverges. It orders nothing.
+    int line = -1;
+    for (unsigned l = 0; l < count; ++l) {
+      const ThreadSlot& t = b.threads[first + l];
+      if (t.state == ThreadState::at_warp && t.op == WarpOp::activemask && (line < 0 || t.line < line)) line = t.line;
+    }
+    if (line < 0) continue;
+    unsigned active = 0;
+    for (unsigned l = 0; l < count; ++l) {
+      const ThreadSlot& t = b.threads[first + l];
+      if (t.state == ThreadState::at_warp && t.op == WarpOp::activemask && t.line == line) active |= 1u << l;
+    }
+    for (unsigned l = 0; l < count; ++l)
+      if (active & (1u << l)) {
+        b.threads[first + l].result = active;
+        b.threads[first + l].state = ThreadState::runnable;
+      }
+    progressed = true;
   }
   return progressed;
 }
@@ -180,7 +210,7 @@ std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int ar
   return self->result;
 }
 
-unsigned activemask() {
+unsigned warp_lanes() {
   ThreadSlot* self = tl_slot;
   if (self == nullptr) return 1u;
   const BlockRun& b = tl_worker->block;
@@ -189,6 +219,11 @@ unsigned activemask() {
   for (unsigned l = 0; l < 32 && first + l < b.nthreads; ++l)
     if (b.threads[first + l].state != ThreadState::exited) m |= 1u << l;
   return m;
+}
+
+unsigned activemask(int line) {
+  if (tl_slot == nullptr) return 1u;
+  return static_cast<unsigned>(warp_exchange(WarpOp::activemask, 0, 0, 0, 32, line, "__activemask()"));
 }
 
 }  // namespace course_cpu::detail

@@ -28,6 +28,8 @@ const char* op_name(WarpOp op) {
       return "__shfl_xor_sync()";
     case WarpOp::ballot:
       return "__ballot_sync()/__any_sync()/__all_sync()";
+    case WarpOp::activemask:
+      return "__activemask()";
   }
   return "warp operation";
 }

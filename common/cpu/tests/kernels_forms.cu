@@ -216,3 +216,24 @@ cudaError_t run_shared_kernel_names(const float* in, float* out, int* ints) {
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
   return e;
 }
+
+// __activemask() on both sides of a branch, in a partial last warp, before a shuffle of the whole warp, and in
+// converged code feeding a shuffle of its mask: out[t] gets the mask thread t saw, sums[t] the shuffled values.
+__global__ void activeMasks(unsigned* out, int* sums) {
+  const int t = threadIdx.x;  // 72 threads: warps 0 and 1 whole, warp 2 of 8 lanes
+  const int lane = t % 32;
+  unsigned mask;
+  if (lane < 16)
+    mask = __activemask();
+  else
+    mask = __activemask() | 0x10000000u * 0;  // the other side of the branch: another line
+  int v = t;
+  if (t < 32 && lane < 16) v += __shfl_xor_sync(__activemask(), v, 8);  // within the half that takes the branch
+  v = __shfl_sync(0xffffffffu & __activemask(), v, 0);                     // the whole (existing) warp again
+  out[t] = mask;
+  sums[t] = v;
+}
+cudaError_t run_active_masks(unsigned* out, int* sums) {
+  activeMasks<<<1, 72>>>(out, sums);
+  return cudaDeviceSynchronize();
+}

@@ -151,3 +151,22 @@ TEST(Forms, KernelsSharingTheirNameLaunchAsOnAGpu) {
     EXPECT_EQ(got_ints[t], 5 * n[t]) << t;
   }
 }
+
+// __activemask() gives the lanes that reach it together, as on a GPU: one side of a branch, the existing lanes of a
+// partial warp; a shuffle of that mask exchanges within those lanes only.
+TEST(Forms, ActiveMaskIsTheLanesThatReachItTogether) {
+  DeviceBuffer<unsigned> masks(72);
+  DeviceBuffer<int> sums(72);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_active_masks(masks.ptr, sums.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<unsigned> got = masks.get();
+  const std::vector<int> v = sums.get();
+  for (int t = 0; t < 72; ++t) {
+    const int lane = t % 32;
+    const unsigned lanes = t < 64 ? 0xffffffffu : 0xffu;
+    EXPECT_EQ(got[t], lanes & (lane < 16 ? 0x0000ffffu : 0xffff0000u)) << t;
+    const int first = t - lane;                        // lane 0 of t's warp, whose value every lane gets
+    EXPECT_EQ(v[t], first < 32 ? 0 + 8 : first) << t;  // warp 0: lane 0 added lane 8's value
+  }
+}

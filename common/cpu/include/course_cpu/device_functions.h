@@ -20,7 +20,7 @@
 
 namespace course_cpu::detail {
 
-enum class WarpOp : int { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot };
+enum class WarpOp : int { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, activemask };
 enum class BlockReduce : int { none, count, all, any };
 
 void syncthreads(int line);
@@ -32,7 +32,10 @@ void syncwarp(int line, unsigned mask = 0xffffffffu, const char* what = nullptr)
 // (a cooperative-groups tile's "tile.sync()").
 std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width, int line,
                             const char* what = nullptr);
-unsigned activemask();
+// The lanes of the running thread's warp that reach this __activemask() together (block_sync.cpp).
+unsigned activemask(int line);
+// The lanes of the running thread's warp that have not exited.
+unsigned warp_lanes();
 
 // Shuffles take the value type, also through check-mode element proxies.
 template <class V, class = void>
@@ -114,9 +117,9 @@ inline void inline_ptx() {
   static_cast<unsigned>(::course_cpu::detail::warp_exchange(::course_cpu::detail::WarpOp::ballot, (mask), \
                                                             static_cast<bool>(pred) ? 1u : 0u, 0, 32, __LINE__))
 #define __any_sync(mask, pred) (__ballot_sync((mask), (pred)) != 0u)
-#define __all_sync(mask, pred) (__ballot_sync((mask), (pred)) == ((mask)&__activemask()))
+#define __all_sync(mask, pred) (__ballot_sync((mask), (pred)) == ((mask) & ::course_cpu::detail::warp_lanes()))
 
-inline unsigned __activemask() { return ::course_cpu::detail::activemask(); }
+#define __activemask() ::course_cpu::detail::activemask(__LINE__)
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
