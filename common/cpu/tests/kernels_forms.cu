@@ -148,9 +148,10 @@ cudaError_t run_sentinels_through_references(int* out) {
   return cudaDeviceSynchronize();
 }
 
-// The CUDA Programming Guide's atomicAdd for double on GPUs before sm_60, guarded by __CUDA_ARCH__ at file scope (nvcc's
-// host pass, like this backend, takes it; the device pass for sm_90 does not): no redefinition of the backend's own.
-#if __CUDA_ARCH__ < 600
+// The CUDA Programming Guide's atomicAdd for double on GPUs before sm_60, under the guard nvcc 13 accepts: at file scope
+// __CUDA_ARCH__ is undefined in nvcc's host pass and here, 900 in its device pass; neither takes the definition.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600
+#else
 __device__ double atomicAdd(double* address, double val) {
   auto* word = reinterpret_cast<unsigned long long*>(address);
   unsigned long long old = *word, assumed;
@@ -171,8 +172,10 @@ __host__ __device__ int compiled_for_device() {
 #endif
 }
 
-// Math functions of mixed argument types on elements, casts of elements to references, and a flag many threads set to
-// the same value (no race: the value is the same whichever store lands last).
+// Math functions of elements, of mixed argument types where nvcc 13 accepts them (pow(float, double) and pow(float,
+// int); it rejects sqrt(int) and fmax(float, double) without --expt-relaxed-constexpr, as host-only constexpr
+// templates), casts of elements to references, and a flag many threads set to the same value (no race: the value is
+// the same whichever store lands last).
 __global__ void libraryForms(const float* x, const int* n, double* total, float* out) {
   __shared__ __align__(16) float s[128];
   __shared__ int found;
@@ -182,7 +185,7 @@ __global__ void libraryForms(const float* x, const int* n, double* total, float*
   __syncthreads();
   if (n[t] == 3) found = 1;
   const float2 pair = (float2&)s[2 * t];
-  const double v = pow(x[t], 2.0) + sqrt(n[t]) + fmax(s[t], 0.5) + pair.x + pair.y;
+  const double v = pow(x[t], 2.0) + pow(s[t], 3) + sqrt(s[t]) + fmax(s[t], 0.5f) + pair.x + pair.y;
   atomicAdd(total, v);
   __syncthreads();
   out[t] = static_cast<float>(v) + static_cast<float>(found * 100 + compiled_for_device() * 1000);

@@ -203,3 +203,27 @@ TEST(RewriterCompile, CompilerErrorsPointAtTheOriginalLine) {
     EXPECT_TRUE(contains(log, "line17.cu:17:")) << log;
   }
 }
+
+// Valid-looking CUDA that nvcc 13 rejects is rejected here too: the Programming Guide's old atomicAdd(double*) under a
+// bare `#if __CUDA_ARCH__ < 600` is a redefinition in nvcc's host pass (checked with nvcc 13.0 for sm_90).
+TEST(RewriterCompile, WhatNvccRejectsFailsHereToo) {
+  const std::string src =
+      "#include <cuda_runtime.h>\n"
+      "#if __CUDA_ARCH__ < 600\n"
+      "__device__ double atomicAdd(double* address, double val) {\n"
+      "  auto* word = reinterpret_cast<unsigned long long*>(address);\n"
+      "  unsigned long long old = *word, assumed;\n"
+      "  do {\n"
+      "    assumed = old;\n"
+      "    old = atomicCAS(word, assumed, __double_as_longlong(val + __longlong_as_double(assumed)));\n"
+      "  } while (assumed != old);\n"
+      "  return __longlong_as_double(old);\n"
+      "}\n"
+      "#endif\n"
+      "__global__ void k(const double* in, double* sum) { atomicAdd(sum, in[threadIdx.x]); }\n";
+  for (Mode mode : {Mode::fast, Mode::check}) {
+    std::string log;
+    EXPECT_NE(compile("old_atomic_add.cu", src, mode, &log), 0) << log;
+    EXPECT_TRUE(contains(log, "old_atomic_add.cu:3:")) << log;
+  }
+}
