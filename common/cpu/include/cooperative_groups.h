@@ -7,13 +7,15 @@
 //                                                        meta_group_rank(), meta_group_size(), shfl(), shfl_down(),
 //                                                        shfl_up(), shfl_xor(), any(), all(), ballot()
 //   cg::thread_group g = cg::tiled_partition(block, n);  sync(), thread_rank(), size(), num_threads()
-//   cg::sync(group);  cg::reduce(tile, v, cg::plus<T>()) in <cooperative_groups/reduce.h>
+//   cg::coalesced_group g = cg::coalesced_threads();    sync(), thread_rank(), size(), num_threads(), shfl(),
+//                                                        shfl_down(), shfl_up(), any(), all(), ballot()
+//   cg::sync(group);  cg::reduce(tile or coalesced group, v, cg::plus<T>()) in <cooperative_groups/reduce.h>
 //
 // A thread block's sync() is a __syncthreads(); a tile's operations are the warp intrinsics with the mask of the
 // tile's lanes (as CUDA implements them), so check mode sees them as it sees __syncwarp() and the shuffles: a
 // tile.sync() that some lanes of the tile skip is barrier divergence, and only lanes of one tile are ordered by it.
-// What needs more than one block at a time or a convergence the CPU does not model (this_grid(), grid.sync(),
-// coalesced_threads(), labeled/binary partitions, clusters, tiles of more than 32 threads) fails to compile with
+// coalesced_threads() is the lanes __activemask() finds. What needs more than one block at a time (this_grid(),
+// grid.sync(), clusters), labeled/binary partitions and tiles of more than 32 threads fail to compile with
 // the backend's "unsupported" marker (course_cpu/unsupported.h), which the grader grades as not-graded.
 #pragma once
 
@@ -194,21 +196,78 @@ void sync(const Group& group, details::where at = details::where::current()) {
   group.sync(at);
 }
 
+// The lanes of the calling thread's warp that reached coalesced_threads() together, as __activemask() finds them
+// (course_cpu/device_functions.h: the lanes at the same point once none can run on). Ranks are in lane order.
+class coalesced_group {
+ public:
+  unsigned long long size() const { return num_threads(); }
+  unsigned long long num_threads() const { return static_cast<unsigned>(__builtin_popcount(mask_)); }
+  unsigned long long thread_rank() const { return rank_of(lane()); }
+  unsigned meta_group_rank() const { return 0; }
+  unsigned meta_group_size() const { return 1; }
+  void sync(details::where at = details::where::current()) const {
+    ::course_cpu::detail::syncwarp(static_cast<int>(at.line()), mask_, "group.sync()");
+  }
+  // shfl: the value of rank src_rank; shfl_down/shfl_up: of the rank delta above/below, or the thread's own where
+  // that rank does not exist (as CUDA's coalesced_group does).
+  template <class T>
+  auto shfl(const T& var, unsigned src_rank, details::where at = details::where::current()) const {
+    return from_lane(var, lane_of(src_rank % static_cast<unsigned>(num_threads())), at, "group.shfl()");
+  }
+  template <class T>
+  auto shfl_down(const T& var, unsigned delta, details::where at = details::where::current()) const {
+    const unsigned rank = static_cast<unsigned>(thread_rank()) + delta;
+    return from_lane(var, rank < num_threads() ? lane_of(rank) : lane(), at, "group.shfl_down()");
+  }
+  template <class T>
+  auto shfl_up(const T& var, unsigned delta, details::where at = details::where::current()) const {
+    const unsigned rank = static_cast<unsigned>(thread_rank());
+    return from_lane(var, delta <= rank ? lane_of(rank - delta) : lane(), at, "group.shfl_up()");
+  }
+  // Votes: bit i of ballot() is the group's thread of rank i.
+  unsigned ballot(int predicate, details::where at = details::where::current()) const {
+    const auto lanes = static_cast<unsigned>(::course_cpu::detail::warp_exchange(
+        details::WarpOp::ballot, mask_, predicate != 0, 0, 32, static_cast<int>(at.line()), "group.ballot()"));
+    unsigned bits = 0;
+    for (unsigned l = 0; l < 32; ++l)
+      if (lanes & (1u << l)) bits |= 1u << rank_of(l);
+    return bits;
+  }
+  int any(int predicate, details::where at = details::where::current()) const { return ballot(predicate, at) != 0u; }
+  int all(int predicate, details::where at = details::where::current()) const {
+    const unsigned n = static_cast<unsigned>(num_threads());
+    return ballot(predicate, at) == (n == 32 ? 0xffffffffu : (1u << n) - 1u);
+  }
+
+ private:
+  explicit coalesced_group(unsigned mask) : mask_(mask) {}
+  friend coalesced_group coalesced_threads(details::where at);
+  static unsigned lane() { return details::block_rank() & 31u; }
+  unsigned rank_of(unsigned l) const { return static_cast<unsigned>(__builtin_popcount(mask_ & ((1u << l) - 1u))); }
+  unsigned lane_of(unsigned rank) const {  // the lane of the rank-th lane in the group
+    unsigned m = mask_;
+    for (unsigned r = 0; r < rank && m != 0; ++r) m &= m - 1u;
+    return m != 0 ? static_cast<unsigned>(__builtin_ctz(m)) : lane();
+  }
+  template <class T>
+  auto from_lane(const T& var, unsigned src, const details::where& at, const char* what) const {
+    return ::course_cpu::detail::shuffle(details::WarpOp::shfl_idx, static_cast<int>(at.line()), mask_, var,
+                                         static_cast<int>(src), 32, what);
+  }
+  unsigned mask_;
+};
+
+inline coalesced_group coalesced_threads(details::where at = details::where::current()) {
+  return coalesced_group(::course_cpu::detail::activemask(static_cast<int>(at.line())));
+}
+
 // ---- what the CPU backend does not provide ----------------------------------------------------------------------
 class grid_group {};
-class coalesced_group {};
 template <class T = void>
 grid_group this_grid() {
   static_assert(::course_cpu::unsupported<T>,
                 COURSE_CPU_UNSUPPORTED("cooperative_groups::this_grid() (a grid-wide barrier needs all blocks "
                                        "resident at once, and the CPU runs blocks one after another)"));
-  return {};
-}
-template <class T = void>
-coalesced_group coalesced_threads() {
-  static_assert(::course_cpu::unsupported<T>,
-                COURSE_CPU_UNSUPPORTED("cooperative_groups::coalesced_threads() (the CPU does not model which "
-                                       "lanes of a warp run together)"));
   return {};
 }
 template <class T = void, class... Args>

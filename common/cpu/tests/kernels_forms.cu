@@ -3,6 +3,8 @@
 // course-rewrite in fast and in check mode; each must give the GPU's result with no diagnostic in both.
 #include "kernels_idioms.h"
 
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -238,5 +240,30 @@ __global__ void activeMasks(unsigned* out, int* sums) {
 }
 cudaError_t run_active_masks(unsigned* out, int* sums) {
   activeMasks<<<1, 72>>>(out, sums);
+  return cudaDeviceSynchronize();
+}
+
+// Coalesced groups: warp-aggregated atomics (one atomicAdd per group of the lanes with a positive input, by its rank
+// 0, the base shuffled to the others), and cg::reduce over the group of the odd lanes. ranks[t] is
+// 100 * size + rank in the first group (-1 outside it).
+__global__ void coalescedGroups(const int* in, int* slots, int* count, int* ranks, int* sums) {
+  namespace cg = cooperative_groups;
+  const int t = threadIdx.x;  // 64 threads
+  ranks[t] = -1;
+  if (in[t] > 0) {
+    const cg::coalesced_group g = cg::coalesced_threads();
+    int base = 0;
+    if (g.thread_rank() == 0) base = atomicAdd(count, static_cast<int>(g.size()));
+    base = g.shfl(base, 0);
+    slots[base + g.thread_rank()] = t;
+    ranks[t] = static_cast<int>(100 * g.size() + g.thread_rank());
+  }
+  if (t % 2 == 1) {
+    const cg::coalesced_group odd = cg::coalesced_threads();
+    sums[t] = cg::reduce(odd, in[t], cg::plus<int>()) + 1000 * odd.ballot(in[t] > 0);
+  }
+}
+cudaError_t run_coalesced_groups(const int* in, int* slots, int* count, int* ranks, int* sums) {
+  coalescedGroups<<<1, 64>>>(in, slots, count, ranks, sums);
   return cudaDeviceSynchronize();
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -170,4 +171,42 @@ TEST(Forms, ActiveMaskIsTheLanesThatReachItTogether) {
     const int first = t - lane;                        // lane 0 of t's warp, whose value every lane gets
     EXPECT_EQ(v[t], first < 32 ? 0 + 8 : first) << t;  // warp 0: lane 0 added lane 8's value
   }
+}
+
+// cg::coalesced_threads() is the lanes that reach it together: warp-aggregated atomics give every thread with a
+// positive input its own slot, and cg::reduce and ballot() over the odd lanes see only those lanes.
+TEST(Forms, CoalescedGroupsAreTheLanesThatReachThemTogether) {
+  std::vector<int> x(64);
+  for (int t = 0; t < 64; ++t) x[t] = (t * 7) % 5 - 1;  // -1..3
+  DeviceBuffer<int> in(x), slots(std::vector<int>(64, -1)), count(std::vector<int>(1, 0)), ranks(64),
+      sums(std::vector<int>(64, 0));
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_coalesced_groups(in.ptr, slots.ptr, count.ptr, ranks.ptr, sums.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<int> got_slots = slots.get(), got_ranks = ranks.get(), got_sums = sums.get();
+  std::vector<int> positive, taken;
+  for (int w = 0; w < 2; ++w) {
+    int size = 0, odd_sum = 0;
+    unsigned odd_ballot = 0;
+    for (int l = 0; l < 32; ++l) size += x[32 * w + l] > 0;
+    for (int l = 1, rank = 0; l < 32; l += 2, ++rank) {
+      odd_sum += x[32 * w + l];
+      if (x[32 * w + l] > 0) odd_ballot |= 1u << rank;
+    }
+    for (int l = 0, rank = 0; l < 32; ++l) {
+      const int t = 32 * w + l;
+      if (x[t] > 0) {
+        positive.push_back(t);
+        EXPECT_EQ(got_ranks[t], 100 * size + rank++) << t;
+      } else {
+        EXPECT_EQ(got_ranks[t], -1) << t;
+      }
+      EXPECT_EQ(got_sums[t], l % 2 ? odd_sum + 1000 * static_cast<int>(odd_ballot) : 0) << t;
+    }
+  }
+  EXPECT_EQ(count.get()[0], static_cast<int>(positive.size()));
+  for (int v : got_slots)
+    if (v >= 0) taken.push_back(v);
+  std::sort(taken.begin(), taken.end());
+  EXPECT_EQ(taken, positive);
 }

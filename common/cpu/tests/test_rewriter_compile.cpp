@@ -141,9 +141,10 @@ TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
       {"grid.cu",
        "#include <cooperative_groups.h>\n"
        "__global__ void k() { auto g = cooperative_groups::this_grid(); g.sync(); }\n"},
-      {"coalesced.cu",
+      {"labeled.cu",
        "#include <cooperative_groups.h>\n"
-       "__global__ void k() { auto g = cooperative_groups::coalesced_threads(); }\n"},
+       "__global__ void k() { auto g = cooperative_groups::labeled_partition(cooperative_groups::this_thread_block(), "
+       "1); }\n"},
       {"half.cu", "#include <cuda_fp16.h>\n__global__ void k(__half* h) {}\n"},
       {"cooperative_launch.cu",
        "#include <cuda_runtime.h>\n__global__ void k() {}\n"

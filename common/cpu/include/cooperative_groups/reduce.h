@@ -1,6 +1,6 @@
 // CPU backend of the course: cooperative_groups::reduce over a tile, and the operators it takes.
 //
-//   float sum = cg::reduce(tile, v, cg::plus<float>());   // every thread of the tile gets the result
+//   float sum = cg::reduce(tile, v, cg::plus<float>());   // every thread of the tile (or coalesced group) gets it
 //
 // A butterfly of tile.shfl_xor() steps (log2 of the tile's size warp rendezvous), so check mode sees the
 // exchanges as it sees the shuffles; with a commutative operator every thread gets the same bits.
@@ -43,6 +43,19 @@ auto reduce(const thread_block_tile<Size, ParentT>& tile, const T& value, Op op,
   for (unsigned lane_mask = Size / 2; lane_mask > 0; lane_mask /= 2)
     v = static_cast<V>(op(v, tile.shfl_xor(v, lane_mask, at)));
   return v;
+}
+
+// Over a coalesced group of any size: a tree of shfl_down() steps by rank, then rank 0's result to every thread.
+template <class T, class Op>
+auto reduce(const coalesced_group& group, const T& value, Op op, details::where at = details::where::current()) {
+  using V = typename ::course_cpu::detail::value_of<T>::type;
+  V v = value;
+  const unsigned long long n = group.num_threads(), rank = group.thread_rank();
+  for (unsigned offset = 1; offset < n; offset *= 2) {
+    const V other = group.shfl_down(v, offset, at);
+    if (rank + offset < n) v = static_cast<V>(op(v, other));
+  }
+  return group.shfl(v, 0, at);
 }
 
 }  // namespace cooperative_groups
