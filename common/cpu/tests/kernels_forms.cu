@@ -56,7 +56,7 @@ cudaError_t run_pointer_rows(const float* in, float* out) {
 // to const. shift 1 binds thread 31's reference one row past the tile.
 __global__ void rowReferences(float* out, int shift) {
   __shared__ float tile[32][33];
-  const int t = threadIdx.x;  // 32 threads
+  const int t = threadIdx.x;          // 32 threads
   float(&row)[33] = tile[t + shift];  // @row-reference
   for (int j = 0; j < 33; ++j) row[j] = static_cast<float>(t) + 0.5f * static_cast<float>(j);
   __syncthreads();
@@ -234,7 +234,7 @@ __global__ void activeMasks(unsigned* out, int* sums) {
     mask = __activemask() | 0x10000000u * 0;  // the other side of the branch: another line
   int v = t;
   if (t < 32 && lane < 16) v += __shfl_xor_sync(__activemask(), v, 8);  // within the half that takes the branch
-  v = __shfl_sync(0xffffffffu & __activemask(), v, 0);                     // the whole (existing) warp again
+  v = __shfl_sync(0xffffffffu & __activemask(), v, 0);                  // the whole (existing) warp again
   out[t] = mask;
   sums[t] = v;
 }

@@ -37,7 +37,7 @@ cudaError_t run_sentinels_through_references(int* out);  // 32 ints
 // x: 128 floats, n: 32 ints, total: 1 double, out: 32 floats
 cudaError_t run_library_forms(const float* x, const int* n, double* total, float* out);
 cudaError_t run_shared_kernel_names(const float* in, float* out, int* ints);  // 32 each
-cudaError_t run_active_masks(unsigned* out, int* sums);                      // 72 each
+cudaError_t run_active_masks(unsigned* out, int* sums);                       // 72 each
 // 64 ints each but count (1 int, zeroed by the caller)
 cudaError_t run_coalesced_groups(const int* in, int* slots, int* count, int* ranks, int* sums);
 
