@@ -159,6 +159,8 @@ std::string kernel_exception_text(const char* kernel, const char* what, const st
 // __trap() in `thread` of `block`, which was stopped; and __trap() in host code (file:line).
 std::string trap_text(const char* kernel, const std::string& thread, const std::string& block);
 std::string trap_outside_kernel_text(const char* file, int line);
+// A worker could not map another CUDA thread's stack (it holds `held` of `bytes` each).
+std::string stacks_exhausted_text(std::size_t held, std::size_t bytes);
 
 // ---- barrier and warp divergence (launch_messages.cpp) ------------------------------
 // A warp operation of block w's warp `warp` that can never complete (block_sync.cpp): `present` wait at lead's

@@ -123,6 +123,15 @@ std::string trap_outside_kernel_text(const char* file, int line) {
   return std::string("__trap() called outside a kernel (") + file + ":" + std::to_string(line) + ")";
 }
 
+std::string stacks_exhausted_text(std::size_t held, std::size_t bytes) {
+  std::ostringstream m;
+  m << "out of memory for the CUDA threads' stacks: a worker holds " << held << " stacks of " << bytes / 1024
+    << " KiB and could not map another (" << worker_count()
+    << " worker threads run blocks at once). Run fewer workers (COURSE_CPU_THREADS=N), smaller stacks "
+       "(COURSE_CPU_STACK_KB), or raise the process's memory limit";
+  return m.str();
+}
+
 // ---- barrier and warp divergence ----------------------------------------------------
 
 std::string warp_divergence_text(const Worker& w, unsigned warp, const ThreadSlot& lead,

@@ -1,11 +1,14 @@
 // CPU backend of the course: the fiber stack pool (stack_pool.h).
 #include "stack_pool.h"
 
+#include "check_messages.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
-#include <new>
+#include <cstdio>
+#include <cstdlib>
 
 namespace course_cpu::detail {
 
@@ -29,7 +32,10 @@ ctx::stack_context StackPool::allocate() {
   if (free_.empty()) {
     void* m = mmap(nullptr, stack_bytes_ + page_bytes(), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) throw std::bad_alloc();
+    if (m == MAP_FAILED) {  // out of address space or memory: say so, and what to change, instead of terminating
+      std::fprintf(stderr, "[course-cpu] FATAL: %s\n", stacks_exhausted_text(maps_.size(), stack_bytes_).c_str());
+      std::_Exit(70);
+    }
     mprotect(m, page_bytes(), PROT_NONE);  // stacks grow down: guard at the bottom
     maps_.push_back(m);
     free_.push_back(static_cast<char*>(m) + page_bytes() + stack_bytes_);
