@@ -34,6 +34,21 @@ const char* access_verb(const void* context) {
 #endif
 }
 
+// Whether the CUDA thread's stack pointer is below its fiber stack: a frame larger than the stack (a big local
+// array) moves it past the guard page at once, and the fault may then land anywhere below, not on the guard page.
+bool stack_pointer_below(const ThreadSlot& t, const void* context) {
+#if defined(__x86_64__) && defined(REG_RSP)
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  const auto sp = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  const std::uintptr_t bottom = t.stack_top - fiber_stack_bytes() - 64;  // stack_top is 64 bytes above the top
+  return t.stack_top != 0 && sp < bottom;
+#else
+  (void)t;
+  (void)context;
+  return false;
+#endif
+}
+
 // Host code touched a cudaMalloc buffer outside any kernel (memory.cpp keeps them PROT_NONE there).
 void host_access(const void* addr, const Allocation& a, const void* context) {
   char buf[1024];
@@ -66,7 +81,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   if (find_guarded_allocation(addr, &a)) {
     past_the_end_text(buf, sizeof buf, addr,
                       static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(addr) - (a.begin + a.size)), a);
-  } else if (w->stacks.in_guard_page(addr)) {
+  } else if (w->stacks.in_guard_page(addr) || stack_pointer_below(*t, context)) {
     stack_overflow_text(buf, sizeof buf, addr);
   } else if (sig == SIGSEGV && info->si_code == SI_KERNEL) {
     // A general-protection fault: x86 gives no address for it. Inside a kernel it most often comes from an aligned

@@ -94,3 +94,16 @@ cudaError_t run_symbol_address(int* host_copy, std::size_t* size) {
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return e;
   return cudaMemcpyFromSymbol(host_copy, symbol, sizeof(symbol));
 }
+
+// A local array larger than the fiber stack (COURSE_CPU_STACK_KB, 256 KiB by default; a GPU allows 512 KiB).
+__global__ void bigLocalArray(float* out) {
+  float big[80000];  // 320 KiB
+  for (int i = 0; i < 80000; ++i) big[i] = static_cast<float>(threadIdx.x + i);
+  float sum = 0.0f;
+  for (int i = 0; i < 80000; i += 997) sum += big[i];
+  out[threadIdx.x] = sum;
+}
+cudaError_t run_big_local_array(float* out) {
+  bigLocalArray<<<1, 64>>>(out);
+  return cudaDeviceSynchronize();
+}

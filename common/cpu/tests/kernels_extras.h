@@ -19,3 +19,5 @@ cudaError_t run_launch_kernel(int* out, int value);
 // The address of the __device__ int array symbol[8] (cudaGetSymbolAddress), and its size (cudaGetSymbolSize); a
 // kernel writes symbol[i] = 10 * i through that address, and the array is read back with cudaMemcpyFromSymbol.
 cudaError_t run_symbol_address(int* host_copy, std::size_t* size);
+// A kernel with a 320 KiB local array per thread (64 threads): out[t] = a sum over it.
+cudaError_t run_big_local_array(float* out);

@@ -434,3 +434,15 @@ TEST(Extras, SaturatingConversionsAnd24BitMultiplies) {
   EXPECT_EQ(__umul24(0x01000003u, 5u), 15u);
   EXPECT_EQ(__umul24(0xffffffu, 0xffffffu), 0xfe000001u);  // low 32 bits of the 48-bit product
 }
+
+// A frame larger than the fiber stack moves the stack pointer past the guard page at once; the fault then lands
+// anywhere below, and is still named as running out of stack (in check mode it was "not inside any GPU buffer").
+TEST(ExtrasDeathTest, ALocalArrayLargerThanTheStackIsNamed) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        DeviceBuffer<float> out(64);
+        run_big_local_array(out.ptr);
+      },
+      ::testing::ExitedWithCode(1), "kernel 'bigLocalArray'.*ran out of stack.*COURSE_CPU_STACK_KB");
+}
