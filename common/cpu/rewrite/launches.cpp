@@ -6,14 +6,29 @@
 // named by one identifier is passed by its typed address. Launches in a #define's body are rewritten alike.
 #include "passes.h"
 
+#include <set>
+#include <string_view>
+
 namespace course_rewrite {
 
 std::size_t Rewriter::callee_start(std::size_t i) const {
   std::size_t k = prev(i);
   if (is_punct(k, ")")) {  // `(k)<<<...>>>`, `(*f)<<<...>>>`: a parenthesized expression, not a call's result
     const std::size_t open = match_back(k);
-    const std::size_t before = open == npos ? npos : prev(open);
-    if (open == npos || (before != npos && (is_ident(before) || is_close(before) || is_punct(before, ">"))))
+    if (open == npos) return npos;
+    const std::size_t before = prev(open);
+    // After a keyword (`return (k)<<<`, `else (k)<<<`) or the condition of if/while/for/switch it starts a
+    // statement or an operand; after a name, `)`, `]` or `>` it would be a call's or a subscript's result.
+    static const std::set<std::string_view> keywords = {"return", "else", "do", "case", "co_return"};
+    const bool keyword = before != npos && is_ident(before) && keywords.count(toks_[before].text) > 0;
+    bool condition = false;
+    if (before != npos && is_punct(before, ")")) {
+      const std::size_t cond = match_back(before);
+      const std::size_t head = cond == npos ? npos : prev(cond);
+      condition = head != npos && (is_ident(head, "if") || is_ident(head, "while") || is_ident(head, "for") ||
+                                   is_ident(head, "switch"));
+    }
+    if (before != npos && !keyword && !condition && (is_ident(before) || is_close(before) || is_punct(before, ">")))
       return npos;
     return open;
   }
@@ -59,6 +74,7 @@ void Rewriter::rewrite_launches() {
     if (!is_punct(i, "<<<")) continue;
     const std::size_t start = callee_start(i);
     if (start == npos) continue;
+    if (is_punct(prev(start), "#")) continue;  // `n##_k<<<` in a macro: a pasted name, left as written
     // The matching >>> and the argument list.
     std::size_t close = npos;
     int depth = 0;

@@ -549,7 +549,9 @@ TEST(Rewriter, LaunchesInMacroBodiesAndOfParenthesizedKernels) {
       "#define RUN(ptr) k<<<1, 32>>>(ptr)\n"
       "#define LAUNCH(kern, g, b, ...) kern<<<g, \\\n  b>>>(__VA_ARGS__)\n"
       "#define NOT_A_LAUNCH(a, b) ((a) << (b))\n"
-      "void f(float* p) { RUN(p); LAUNCH(k, 1, 2, p); (k)<<<1, 2>>>(p); (*fp)<<<1, 2>>>(p); }\n";
+      "#define PASTED(n, ...) n##_k<<<1, 1>>>(__VA_ARGS__)\n"
+      "void f(float* p) { RUN(p); LAUNCH(k, 1, 2, p); (k)<<<1, 2>>>(p); (*fp)<<<1, 2>>>(p); }\n"
+      "void g(float* p, bool ok) { if (ok) (k)<<<1, 3>>>(p); else (k)<<<1, 4>>>(p); h(x)<<<1, 5>>>(p); }\n";
   const std::string out = body(src);
   EXPECT_EQ(lines(out), lines(src));
   // The site's line is where the macro is used.
@@ -560,9 +562,17 @@ TEST(Rewriter, LaunchesInMacroBodiesAndOfParenthesizedKernels) {
   // A kernel named by a parameter of the macro is named in messages by the macro's argument.
   EXPECT_TRUE(contains(out, "::course_cpu::launch(kern, #kern, __FILE__, __LINE__, g, \\\n  b)(__VA_ARGS__)\n")) << out;
   EXPECT_TRUE(contains(out, "#define NOT_A_LAUNCH(a, b) ((a) << (b))\n")) << out;
-  EXPECT_TRUE(contains(out, "::course_cpu::launch(static_cast<void (*)(float* p)>(&k), \"k\", __FILE__, 6, 1, 2)(p);"))
+  EXPECT_TRUE(contains(out, "::course_cpu::launch(static_cast<void (*)(float* p)>(&k), \"k\", __FILE__, 7, 1, 2)(p);"))
       << out;
-  EXPECT_TRUE(contains(out, "::course_cpu::launch((*fp), \"*fp\", __FILE__, 6, 1, 2)(p);")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::launch((*fp), \"*fp\", __FILE__, 7, 1, 2)(p);")) << out;
+  // After `if (...)` and `else` too; a call's result (`h(x)<<<`) and a pasted name (`n##_k<<<`) are left alone.
+  EXPECT_TRUE(
+      contains(out, "if (ok) ::course_cpu::launch(static_cast<void (*)(float* p)>(&k), \"k\", __FILE__, 8, 1, 3)"))
+      << out;
+  EXPECT_TRUE(contains(out, "else ::course_cpu::launch(static_cast<void (*)(float* p)>(&k), \"k\", __FILE__, 8, 1, 4)"))
+      << out;
+  EXPECT_TRUE(contains(out, "h(x)<<<1, 5>>>(p);")) << out;
+  EXPECT_TRUE(contains(out, "#define PASTED(n, ...) n##_k<<<1, 1>>>(__VA_ARGS__)\n")) << out;
 }
 
 TEST(Rewriter, MultiLineLaunchKeepsLines) {
