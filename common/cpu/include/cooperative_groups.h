@@ -238,6 +238,13 @@ class coalesced_group {
     const unsigned n = static_cast<unsigned>(num_threads());
     return ballot(predicate, at) == (n == 32 ? 0xffffffffu : (1u << n) - 1u);
   }
+  // Not provided: a coalesced group as a thread_group (refused with the backend's marker, so graded not-graded).
+  template <class T = void>
+  operator thread_group() const {
+    static_assert(::course_cpu::unsupported<T>,
+                  COURSE_CPU_UNSUPPORTED("a cooperative_groups::coalesced_group used as a thread_group"));
+    return this_thread_block();
+  }
 
  private:
   explicit coalesced_group(unsigned mask) : mask_(mask) {}
@@ -259,6 +266,19 @@ class coalesced_group {
 
 inline coalesced_group coalesced_threads(details::where at = details::where::current()) {
   return coalesced_group(::course_cpu::detail::activemask(static_cast<int>(at.line())));
+}
+// Not provided: partitions of a coalesced group.
+template <unsigned int Size, class T = void>
+thread_block_tile<Size, coalesced_group> tiled_partition(const coalesced_group&) {
+  static_assert(::course_cpu::unsupported<T>,
+                COURSE_CPU_UNSUPPORTED("cooperative_groups::tiled_partition() of a coalesced_group"));
+  return thread_block_tile<Size, coalesced_group>(0, 1);
+}
+template <class T = void>
+thread_group tiled_partition(const coalesced_group&, unsigned) {
+  static_assert(::course_cpu::unsupported<T>,
+                COURSE_CPU_UNSUPPORTED("cooperative_groups::tiled_partition() of a coalesced_group"));
+  return this_thread_block();
 }
 
 // ---- what the CPU backend does not provide ----------------------------------------------------------------------

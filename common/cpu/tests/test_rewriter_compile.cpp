@@ -141,6 +141,14 @@ TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
       {"grid.cu",
        "#include <cooperative_groups.h>\n"
        "__global__ void k() { auto g = cooperative_groups::this_grid(); g.sync(); }\n"},
+      {"coalesced_partition.cu",
+       "#include <cooperative_groups.h>\n"
+       "__global__ void k() { auto g = cooperative_groups::coalesced_threads(); auto t = "
+       "cooperative_groups::tiled_partition<4>(g); }\n"},
+      {"coalesced_as_group.cu",
+       "#include <cooperative_groups.h>\n"
+       "__device__ void f(const cooperative_groups::thread_group& g) { g.sync(); }\n"
+       "__global__ void k() { f(cooperative_groups::coalesced_threads()); }\n"},
       {"labeled.cu",
        "#include <cooperative_groups.h>\n"
        "__global__ void k() { auto g = cooperative_groups::labeled_partition(cooperative_groups::this_thread_block(), "
