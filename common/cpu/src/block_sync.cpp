@@ -9,6 +9,8 @@
 #include "check_messages.h"
 #include "scheduler.h"
 
+#include <execinfo.h>
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -118,19 +120,24 @@ bool resolve_warps(Worker& w) {
     }
     if (completed) continue;
     // __activemask(): once no lane can run and no other rendezvous of the warp can complete, the lanes waiting at one
-    // __activemask() line are those that reached it together, as a GPU's converged lanes do; lanes that exited or
-    // wait elsewhere (on the other side of a branch) are not in the mask. Of several lines the first in the file
-    // goes first: the side of a branch before the point where the warp reconverges. It orders nothing.
-    int line = -1;
+    // __activemask() call, reached by the same calls (its `bits`: activemask() in this file), are those that reached
+    // it together, as a GPU's converged lanes do; lanes that exited or wait elsewhere (on the other side of a branch)
+    // are not in the mask. Of several such points the one on the first line goes first, a heuristic for the side of
+    // a branch before the point where the warp reconverges. It orders nothing.
+    int lead = -1;
     for (unsigned l = 0; l < count; ++l) {
       const ThreadSlot& t = b.threads[first + l];
-      if (t.state == ThreadState::at_warp && t.op == WarpOp::activemask && (line < 0 || t.line < line)) line = t.line;
+      if (t.state == ThreadState::at_warp && t.op == WarpOp::activemask &&
+          (lead < 0 || t.line < b.threads[first + static_cast<unsigned>(lead)].line))
+        lead = static_cast<int>(l);
     }
-    if (line < 0) continue;
+    if (lead < 0) continue;
+    const ThreadSlot& point = b.threads[first + static_cast<unsigned>(lead)];
     unsigned active = 0;
     for (unsigned l = 0; l < count; ++l) {
       const ThreadSlot& t = b.threads[first + l];
-      if (t.state == ThreadState::at_warp && t.op == WarpOp::activemask && t.line == line) active |= 1u << l;
+      if (t.state == ThreadState::at_warp && t.op == WarpOp::activemask && t.line == point.line && t.bits == point.bits)
+        active |= 1u << l;
     }
     for (unsigned l = 0; l < count; ++l)
       if (active & (1u << l)) {
@@ -221,9 +228,16 @@ unsigned warp_lanes() {
   return m;
 }
 
-unsigned activemask(int line) {
+unsigned activemask(int line, int call) {
   if (tl_slot == nullptr) return 1u;
-  return static_cast<unsigned>(warp_exchange(WarpOp::activemask, 0, 0, 0, 32, line, "__activemask()"));
+  // Where the call comes from: the return addresses of the calls that led here. Lanes at one line that came by
+  // different calls (the two sides of `c ? __activemask() : __activemask()`, a helper called from both sides of a
+  // branch) are not together; lanes that came by the same calls are.
+  void* frames[12];
+  const int n = backtrace(frames, 12);
+  std::uint64_t path = (1469598103934665603ull ^ static_cast<std::uint64_t>(call)) * 1099511628211ull;  // FNV-1a
+  for (int k = 1; k < n; ++k) path = (path ^ reinterpret_cast<std::uintptr_t>(frames[k])) * 1099511628211ull;
+  return static_cast<unsigned>(warp_exchange(WarpOp::activemask, 0, path, 0, 32, line, "__activemask()"));
 }
 
 }  // namespace course_cpu::detail

@@ -267,3 +267,26 @@ cudaError_t run_coalesced_groups(const int* in, int* slots, int* count, int* ran
   coalescedGroups<<<1, 64>>>(in, slots, count, ranks, sums);
   return cudaDeviceSynchronize();
 }
+
+// One helper that aggregates an increment over its coalesced group, called on both sides of a branch with different
+// counters: each side is its own group (the same line, reached by different calls). Then two __activemask() calls
+// on one line, on the two sides of a conditional.
+__device__ int aggregatedIncrement(int* counter) {
+  namespace cg = cooperative_groups;
+  const cg::coalesced_group g = cg::coalesced_threads();
+  int base = 0;
+  if (g.thread_rank() == 0) base = atomicAdd(counter, static_cast<int>(g.size()));
+  return g.shfl(base, 0) + static_cast<int>(g.thread_rank());
+}
+__global__ void aggregatedBranches(int* counters, int* slots, unsigned* masks) {
+  const int t = threadIdx.x;  // 32 threads
+  if (t % 2 == 0)
+    slots[t] = aggregatedIncrement(&counters[0]);
+  else
+    slots[t] = aggregatedIncrement(&counters[1]);
+  masks[t] = t % 4 == 0 ? __activemask() : __activemask();
+}
+cudaError_t run_aggregated_branches(int* counters, int* slots, unsigned* masks) {
+  aggregatedBranches<<<1, 32>>>(counters, slots, masks);
+  return cudaDeviceSynchronize();
+}

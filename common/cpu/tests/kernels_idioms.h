@@ -40,6 +40,8 @@ cudaError_t run_shared_kernel_names(const float* in, float* out, int* ints);  //
 cudaError_t run_active_masks(unsigned* out, int* sums);                       // 72 each
 // 64 ints each but count (1 int, zeroed by the caller)
 cudaError_t run_coalesced_groups(const int* in, int* slots, int* count, int* ranks, int* sums);
+// counters: 2 ints (zeroed by the caller); slots and masks: 32 each
+cudaError_t run_aggregated_branches(int* counters, int* slots, unsigned* masks);
 
 // kernels_idioms_bugs.cu
 cudaError_t run_volatile_without_syncwarp(const float* in, float* out);

@@ -210,3 +210,21 @@ TEST(Forms, CoalescedGroupsAreTheLanesThatReachThemTogether) {
   std::sort(taken.begin(), taken.end());
   EXPECT_EQ(taken, positive);
 }
+
+// Lanes that reach one line by different calls are not one group: a helper aggregating over its coalesced group,
+// called on both sides of a branch, counts each side apart; two __activemask() calls on one line give each side its
+// own lanes.
+TEST(Forms, LanesThatReachALineByDifferentCallsAreNotTogether) {
+  DeviceBuffer<int> counters(std::vector<int>(2, 0)), slots(32);
+  DeviceBuffer<unsigned> masks(32);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_aggregated_branches(counters.ptr, slots.ptr, masks.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  EXPECT_EQ(counters.get(), (std::vector<int>{16, 16}));
+  const std::vector<int> got = slots.get();
+  const std::vector<unsigned> got_masks = masks.get();
+  for (int t = 0; t < 32; ++t) {
+    EXPECT_EQ(got[t], t / 2) << t;
+    EXPECT_EQ(got_masks[t], t % 4 == 0 ? 0x11111111u : 0xeeeeeeeeu) << t;
+  }
+}

@@ -32,8 +32,9 @@ void syncwarp(int line, unsigned mask = 0xffffffffu, const char* what = nullptr)
 // (a cooperative-groups tile's "tile.sync()").
 std::uint64_t warp_exchange(WarpOp op, unsigned mask, std::uint64_t bits, int arg, int width, int line,
                             const char* what = nullptr);
-// The lanes of the running thread's warp that reach this __activemask() together (block_sync.cpp).
-unsigned activemask(int line);
+// The lanes of the running thread's warp that reach this __activemask() together (block_sync.cpp): `call` tells
+// apart the calls of one line (__COUNTER__), which the compiler may merge into one call of either value.
+unsigned activemask(int line, int call = 0);
 // The lanes of the running thread's warp that have not exited.
 unsigned warp_lanes();
 
@@ -119,7 +120,7 @@ inline void inline_ptx() {
 #define __any_sync(mask, pred) (__ballot_sync((mask), (pred)) != 0u)
 #define __all_sync(mask, pred) (__ballot_sync((mask), (pred)) == ((mask) & ::course_cpu::detail::warp_lanes()))
 
-#define __activemask() ::course_cpu::detail::activemask(__LINE__)
+#define __activemask() ::course_cpu::detail::activemask(__LINE__, __COUNTER__)
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
