@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -32,7 +33,8 @@ int worker_count() {
       if (getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
         limit = std::min<std::uint64_t>(limit, r.rlim_cur);
     }
-    const std::uint64_t per_worker = 1024 * (fiber_stack_bytes() + 4096);
+    const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));  // each stack's guard page
+    const std::uint64_t per_worker = 1024 * (fiber_stack_bytes() + page);
     const std::uint64_t fit = std::max<std::uint64_t>(1, limit / 2 / per_worker);
     return static_cast<int>(std::min<std::uint64_t>(hw == 0 ? 1 : hw, fit));
   }();

@@ -40,7 +40,9 @@ bool stack_pointer_below(const ThreadSlot& t, const void* context) {
 #if defined(__x86_64__) && defined(REG_RSP)
   const auto* uc = static_cast<const ucontext_t*>(context);
   const auto sp = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-  const std::uintptr_t bottom = t.stack_top - fiber_stack_bytes() - 64;  // stack_top is 64 bytes above the top
+  // stack_top is 64 bytes above a local of the fiber's first frame, so this bottom lies a little below the real one
+  // (inside the guard page): a stack pointer below it is past the stack.
+  const std::uintptr_t bottom = t.stack_top - fiber_stack_bytes() - 64;
   return t.stack_top != 0 && sp < bottom;
 #else
   (void)t;

@@ -2,8 +2,9 @@
 //
 //   float sum = cg::reduce(tile, v, cg::plus<float>());   // every thread of the tile (or coalesced group) gets it
 //
-// A butterfly of tile.shfl_xor() steps (log2 of the tile's size warp rendezvous), so check mode sees the
-// exchanges as it sees the shuffles; with a commutative operator every thread gets the same bits.
+// Over a tile, a butterfly of tile.shfl_xor() steps (log2 of the tile's size warp rendezvous), so check mode sees
+// the exchanges as it sees the shuffles; with a commutative operator every thread gets the same bits. Over a
+// coalesced group, a tree of shfl_down() steps by rank, and rank 0's result shuffled to every thread.
 #pragma once
 
 #include <cooperative_groups.h>
