@@ -26,8 +26,10 @@ struct TimingOptions {
   // Called before each run, outside the timed region (e.g. to upload fresh inputs or re-poison the output).
   std::function<void()> before_each;
   // Calls with buffers of their own (course/timed_buffers.h; course::PerfState sets these). A run is a batch of
-  // `calls` back-to-back calls (in a judge: several; with CUDA events: 1), at most max_batch.
+  // `calls` back-to-back calls (in a judge: several; with CUDA events: 1), at most max_batch; in a judge at least
+  // min_batch, however long one call took in the warm-up (the tests of the batch's deferred calls ask for several).
   int max_batch = 64;
+  int min_batch = 1;
   std::function<void(int calls)> before_batch;  // outside the timed region: gives the batch's buffers new contents
   std::function<void(int call)> before_call;    // inside it, before call `call` of the batch: host work only
   std::function<void(int calls)> after_batch;   // outside it: checks what the batch's calls wrote
