@@ -3,12 +3,14 @@
 #   course.grader.gradescope  the Gradescope bundle (grader/gradescope/make_bundle.py --labs 01) unzipped into an
 #                             empty folder laid out like /autograder: setup.sh --no-install (it fails where this
 #                             machine lacks a package), then run_autograder on the samples "correct" and "wrong"; checks
-#                             results.json (test_gradescope.FromAnEmptyFolder; 2 to 3 minutes on 2 cores: the
+#                             results.json (test_gradescope.FromAnEmptyFolder; 83 s on 2 cores without ccache: the
 #                             prebuild compiles the harness and the CPU backend in the bundle's own tree)
 #   course.edition.student    the student edition of every lab (grader/edition/student_edition.py): no solution code
 #                             in any file; there every skeleton compiles and `ctest -R labNN` fails, and passes with
-#                             the reference solution in its place (test_edition.Built; 4 to 7 minutes on 2 cores the
-#                             first time, about 75 s once ccache has the harness: its folder is the same every run)
+#                             the reference solution in its place (test_edition.Built; 233 s on 2 cores without
+#                             ccache, 161 s of it the build; less once ccache has the harness: its folder is the same
+#                             every run). Neither tree builds the course's own tests (common/, common/cpu/tests): a
+#                             tree without solutions/ has no self-test
 if(NOT COURSE_HAVE_CPU_BACKEND)
   return()  # both grade or test on the CPU backend
 endif()
