@@ -96,15 +96,10 @@ double wall_clock_batch(const std::function<void()>& launch, int n, const Timing
 }
 
 Timing judge_time_runs(const std::function<void()>& launch, const TimingOptions& options) {
-  // One call's time: the fastest warm-up call after the first (which also maps the buffers into the worker), so that
-  // one call slowed by a busy machine does not shrink every batch to a single call.
   double single_ms = 0.0;
   bool remote = false;  // learnt in the warm-up: do the launches go to the worker?
-  const int warmups = std::max(options.warmup, 1);
-  for (int i = 0; i < warmups; ++i) {
-    const double ms = wall_clock_batch(launch, 1, options, "the timed launcher (warm-up)", remote, &remote);
-    if (i <= 1 || ms < single_ms) single_ms = ms;
-  }
+  for (int i = 0; i < std::max(options.warmup, 1); ++i)
+    single_ms = wall_clock_batch(launch, 1, options, "the timed launcher (warm-up)", remote, &remote);
   const int most = std::clamp(options.max_batch, 1, kMaxBatch);
   const int least = std::clamp(options.min_batch, 1, most);
   const int n = std::clamp(static_cast<int>(std::ceil(kBatchMs / std::max(single_ms, 1e-3))), least, most);
