@@ -4,6 +4,7 @@ Built is the edition's end-to-end test (ctest -R course.edition.student, grader/
 where COURSE_EDITION_SELFTEST names a folder to use (emptied first), since it configures and builds the edition.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -173,6 +174,12 @@ class Built(unittest.TestCase):
         self._run([sys.executable, "docs/tools/build_site.py", "--check"], cwd=edition)  # the student flavour there
         self._run(["cmake", "--build", "--preset", "cpu", "-j", "2"], cwd=edition, timeout=3000)
         print(f"\nedition written, configured and built in {time.monotonic() - started:.0f} s", file=sys.stderr)
+        listed = subprocess.run(["ctest", "--test-dir", str(build), "-N"], capture_output=True, text=True, timeout=600)
+        self.assertEqual(listed.returncode, 0, listed.stdout[-3000:] + listed.stderr[-3000:])
+        names = re.findall(r"Test\s+#\d+: (\S+)", listed.stdout)
+        self.assertTrue(names, listed.stdout[-3000:])
+        # the course's own tests (harness, CPU backend) are the self-test's, which a tree without solutions/ lacks
+        self.assertEqual([n for n in names if not re.match(r"lab\d\d\.", n)], [])
         for number in self.LABS:
             with self.subTest(lab=number):
                 c = self._ctest(build, number)
