@@ -10,6 +10,8 @@
 //   cg::coalesced_group g = cg::coalesced_threads();    sync(), thread_rank(), size(), num_threads(), shfl(),
 //                                                        shfl_down(), shfl_up(), any(), all(), ballot()
 //   cg::sync(group);  cg::reduce(tile or coalesced group, v, cg::plus<T>()) in <cooperative_groups/reduce.h>
+//   cg::memcpy_async(group, dst, src, bytes), cg::wait(group), cg::wait_prior<N>(group) in
+//   <cooperative_groups/memcpy_async.h>
 //
 // A thread block's sync() is a __syncthreads(); a tile's operations are the warp intrinsics with the mask of the
 // tile's lanes (as CUDA implements them), so check mode sees them as it sees __syncwarp() and the shuffles: a

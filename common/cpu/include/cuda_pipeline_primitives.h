@@ -22,6 +22,13 @@ void async_copy(const check::Site* site, void* dst_shared, const void* src_globa
                 std::size_t zfill = 0);
 void async_commit();
 void async_wait_prior(std::size_t prior);
+// cooperative_groups::memcpy_async and cuda::memcpy_async (<cooperative_groups/memcpy_async.h>, <cuda/pipeline>): the
+// site messages name for the call at `file`:`line` of `api`, and the share of thread `rank` of a group of `size`
+// threads in a copy of `bytes` bytes.
+enum class CopyApi;
+const check::Site* group_copy_site(CopyApi api, const char* file, unsigned line);
+void group_async_copy(const check::Site* site, unsigned rank, unsigned size, void* dst, const void* src,
+                      std::size_t bytes);
 }  // namespace course_cpu::detail
 
 // One site per call in the source (a lambda's static): messages name the copy by its line.

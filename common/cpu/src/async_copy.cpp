@@ -19,11 +19,18 @@
 #include "check_messages.h"
 #include "scheduler.h"
 
+#include <course_cpu/copy_args.h>
+
 #include <cuda_pipeline_primitives.h>
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
+#include <utility>
 
 namespace course_cpu::detail {
 namespace {
@@ -129,6 +136,56 @@ void async_wait_prior(std::size_t prior) {
   for (const PendingCopy& c : t->copies)
     if (finished(c)) complete(*w, c);
   t->copies.erase(std::remove_if(t->copies.begin(), t->copies.end(), finished), t->copies.end());
+}
+
+const check::Site* group_copy_site(CopyApi api, const char* file, unsigned line) {
+  // Every thread calls this at every copy: a small per-worker cache by the file name's address (one per source file)
+  // and line keeps the lock for a call site's first use by a worker.
+  struct Cached {
+    const char* file = nullptr;
+    unsigned line = 0;
+    CopyApi api = CopyApi::group;
+    const check::Site* site = nullptr;
+  };
+  thread_local Cached cache[16];
+  Cached& c = cache[line % 16];
+  if (c.file == file && c.line == line && c.api == api) return c.site;
+  static std::mutex mutex;
+  static std::map<std::tuple<CopyApi, std::string, unsigned>, std::unique_ptr<check::Site>> sites;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<check::Site>& site = sites[{api, file, line}];
+  if (!site) {
+    const char* name = api == CopyApi::group ? kGroupCopySiteName : kPipelineCopySiteName;
+    site = std::make_unique<check::Site>(check::Site{name, file, static_cast<int>(line), 0});
+  }
+  c = Cached{file, line, api, site.get()};
+  return site.get();
+}
+
+// cooperative_groups::memcpy_async and cuda::memcpy_async: this thread's share of the group's copy (a thread alone:
+// rank 0 of 1).
+void group_async_copy(const check::Site* site, unsigned rank, unsigned size, void* dst, const void* src,
+                      std::size_t bytes) {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+  size = std::max(size, 1u);
+  auto at_once = [&](std::size_t from, std::size_t to) {
+    for (std::size_t i = from + rank; i < to; i += size) d[i] = s[i];
+  };
+  Worker* w = tl_worker;
+  const auto da = reinterpret_cast<std::uintptr_t>(dst), sa = reinterpret_cast<std::uintptr_t>(src);
+  // Asynchronous where a GPU copies asynchronously: into shared memory, from elsewhere (check mode knows the shared
+  // arrays; fast mode takes the copy to be global to shared, as course kernels' copies are).
+  bool async = w != nullptr && tl_slot != nullptr;
+  if (async && w->checked) async = shared_region_of(*w, da) != nullptr && shared_region_of(*w, sa) == nullptr;
+  std::size_t width = 16;
+  while (width >= 4 && ((da ^ sa) % width != 0 || bytes < width)) width /= 2;
+  if (!async || width < 4) return at_once(0, bytes);
+  const std::size_t head = std::min<std::size_t>((width - sa % width) % width, bytes);
+  const std::size_t chunks = (bytes - head) / width, tail = head + chunks * width;
+  at_once(0, head);
+  for (std::size_t i = rank; i < chunks; i += size) async_copy(site, d + head + i * width, s + head + i * width, width);
+  at_once(tail, bytes);
 }
 
 void finish_async_copies(Worker& w, ThreadSlot& t) {

@@ -226,11 +226,33 @@ std::string write_after_read_text(const Who& who, const check::AccessInfo& info,
 
 std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, const OtherAccess& copy, bool write) {
   std::ostringstream m;
-  m << who_does(who, write ? check::Access::write : check::Access::read, info)
-    << ", which an asynchronous copy started by thread " << who.thread(copy.thread) << " at line " << copy.line
-    << " is still filling: no __pipeline_wait_prior() of that thread has covered the copy yet, so "
-    << (write ? "the copy may overwrite this value." : "this read may get the old contents.")
-    << " The thread that starts a copy must commit it (__pipeline_commit()) and wait for it "
+  const bool group_copy = copy.var != nullptr && std::strcmp(copy.var, kGroupCopySiteName) == 0;
+  const bool pipeline_copy = copy.var != nullptr && std::strcmp(copy.var, kPipelineCopySiteName) == 0;
+  m << who_does(who, write ? check::Access::write : check::Access::read, info) << ", which an asynchronous copy"
+    << (group_copy      ? " (cooperative_groups::memcpy_async)"
+        : pipeline_copy ? " (cuda::memcpy_async)"
+                        : "")
+    << " started by thread " << who.thread(copy.thread) << " at line " << copy.line << " is still filling: no "
+    << (group_copy      ? "cg::wait() or cg::wait_prior()"
+        : pipeline_copy ? "consumer_wait() or cuda::pipeline_consumer_wait_prior()"
+                        : "__pipeline_wait_prior()")
+    << " of that thread has covered the copy yet, so "
+    << (write ? "the copy may overwrite this value." : "this read may get the old contents.");
+  if (group_copy) {
+    m << " Every thread of the group must call cg::wait(group) (or cg::wait_prior<n>(group), where n is how many "
+         "newer memcpy_async calls may stay in flight), which also synchronizes the group, before any thread uses "
+         "the data.";
+    return m.str();
+  }
+  if (pipeline_copy) {
+    m << " The thread that starts a copy must commit its stage (pipe.producer_commit()) and wait for it "
+         "(pipe.consumer_wait(), or cuda::pipeline_consumer_wait_prior<n>(pipe), where n is how many newer stages may "
+         "stay in flight), and then every thread must pass a __syncthreads() before any thread uses the data";
+    if (who.t.linear == copy.thread) m << " (its own copies need only the wait)";
+    m << ".";
+    return m.str();
+  }
+  m << " The thread that starts a copy must commit it (__pipeline_commit()) and wait for it "
        "(__pipeline_wait_prior(n), where n is how many newer groups may stay in flight), and then every thread "
        "must pass a __syncthreads() before any thread uses the data";
   if (who.t.linear == copy.thread) m << " (its own copies need only the wait)";

@@ -183,6 +183,10 @@ std::string bad_async_copy_text(const Who& who, int line, const std::string& pro
 std::string bad_copy_size_text(std::size_t size);
 std::string bad_copy_zfill_text(std::size_t zfill, std::size_t size);
 extern const char kBadCopyDestinationText[];
+// The names messages give the destination of a cooperative_groups::memcpy_async and of a cuda::memcpy_async (a
+// site's var).
+extern const char kGroupCopySiteName[];
+extern const char kPipelineCopySiteName[];
 std::string bad_copy_source_text(std::uint32_t bytes);
 // A copy of `size` bytes whose destination (or source) address is not a multiple of the size.
 MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address);

@@ -199,6 +199,8 @@ std::string bad_copy_zfill_text(std::size_t zfill, std::size_t size) {
 }
 
 const char kBadCopyDestinationText[] = "a destination that is not __shared__ memory";
+const char kGroupCopySiteName[] = "cooperative_groups::memcpy_async's destination";
+const char kPipelineCopySiteName[] = "cuda::memcpy_async's destination";
 
 std::string bad_copy_source_text(std::uint32_t bytes) {
   return "a source that is not inside a cudaMalloc'ed buffer (or whose " + std::to_string(bytes) +

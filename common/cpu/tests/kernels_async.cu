@@ -2,9 +2,14 @@
 // wrong. Markers (@...) name the lines the tests expect in diagnostics.
 #include "kernels_async.h"
 
+#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+#include <cuda/pipeline>
 #include <cuda_pipeline.h>
 
 namespace {
+
+namespace cg = cooperative_groups;
 
 constexpr int kThreads = 64;
 
@@ -64,7 +69,92 @@ __global__ void vector_read(const float* in, float* out, int bug) {
   __pipeline_wait_prior(0);
 }
 
+// pipelined_sum's sums with cooperative_groups::memcpy_async: the block copies each whole tile (the first by bytes
+// from a row view, the others by element counts) and waits with cg::wait_prior<1>, the last with cg::wait. bug 0:
+// correct; 1: cta.sync() in place of the waits (the reads come before the copies they need).
+__global__ void group_pipelined_sum(const float* __restrict__ in, float* out, int tiles, int bug) {
+  __shared__ __align__(16) float buf[2][kThreads];
+  cg::thread_block cta = cg::this_thread_block();
+  const int i = threadIdx.x;
+  float sum = 0.0f;
+  cg::memcpy_async(cta, buf[0], in, sizeof(float) * kThreads);
+  for (int t = 0; t < tiles; ++t) {
+    const size_t count = kThreads;  // (passed by reference: a copy, not the namespace's constant)
+    if (t + 1 < tiles) cg::memcpy_async(cta, &buf[(t + 1) % 2][0], count, in + (t + 1) * kThreads, count);
+    if (bug == 1)
+      cta.sync();
+    else if (t + 1 < tiles)
+      cg::wait_prior<1>(cta);
+    else
+      cg::wait(cta);
+    sum += buf[t % 2][(i + 1) % kThreads];  // @group-read
+    cta.sync();
+  }
+  out[i] = sum;
+}
+
+// A warp (a tile of 32) copies `bytes` bytes from in + `offset` into shared memory at `at`, waits, and stores the tile
+// back: every relative alignment (16-, 8- and 4-byte chunks with their ends copied at once, or all of it at once).
+__global__ void group_copy_bytes(const unsigned char* in, unsigned char* out, int offset, int at, int bytes) {
+  __shared__ __align__(16) unsigned char tile[320];
+  const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+  for (int j = threadIdx.x; j < 320; j += 32) tile[j] = 0;
+  warp.sync();
+  cg::memcpy_async(warp, tile + at, in + offset, bytes);
+  cg::wait(warp);
+  for (int j = threadIdx.x; j < 320; j += 32) out[j] = tile[j];
+}
+
+// pipelined_sum with each thread's own cuda::pipeline: a thread copies its element of the next tile
+// (cuda::memcpy_async between producer_acquire and producer_commit) and waits for the current tile. bug 0:
+// pipe.consumer_wait(); 1: no wait (the reads come before the copies they need); 2:
+// cuda::pipeline_consumer_wait_prior<1> (<0> for the last tile).
+__global__ void thread_pipeline_sum(const float* in, float* out, int tiles, int bug) {
+  __shared__ float buf[2][kThreads];
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  const int i = threadIdx.x;
+  float sum = 0.0f;
+  pipe.producer_acquire();
+  cuda::memcpy_async(&buf[0][i], &in[i], sizeof(float), pipe);
+  pipe.producer_commit();
+  for (int t = 0; t < tiles; ++t) {
+    if (t + 1 < tiles) {
+      pipe.producer_acquire();
+      cuda::memcpy_async(&buf[(t + 1) % 2][i], &in[(t + 1) * kThreads + i], sizeof(float), pipe);
+      pipe.producer_commit();
+    }
+    if (bug == 0) {
+      pipe.consumer_wait();
+    } else if (bug == 2) {
+      if (t + 1 < tiles)
+        cuda::pipeline_consumer_wait_prior<1>(pipe);
+      else
+        cuda::pipeline_consumer_wait_prior<0>(pipe);
+    }
+    __syncthreads();
+    sum += buf[t % 2][(i + 1) % kThreads];  // @pipe-read
+    __syncthreads();
+    pipe.consumer_release();
+  }
+  out[i] = sum;
+}
+
 }  // namespace
+
+cudaError_t run_thread_pipeline_sum(const float* in, float* out, int tiles, int bug) {
+  thread_pipeline_sum<<<1, kThreads>>>(in, out, tiles, bug);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t run_group_pipelined_sum(const float* in, float* out, int tiles, int bug) {
+  group_pipelined_sum<<<1, kThreads>>>(in, out, tiles, bug);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t run_group_copy_bytes(const unsigned char* in, unsigned char* out, int offset, int at, int bytes) {
+  group_copy_bytes<<<1, 32>>>(in, out, offset, at, bytes);
+  return cudaDeviceSynchronize();
+}
 
 cudaError_t run_vector_read(const float* in, float* out, int bug) {
   vector_read<<<1, 16>>>(in, out, bug);

@@ -13,3 +13,12 @@ cudaError_t run_wide_copy(const float* in, float* out, int offset, int size, int
 // 16 threads each copy in[4i..4i+3] into shared memory with one 16-byte copy, then out[4i..4i+3] = the neighbour's 4
 // floats, read through a const float4*. bug 0: correct; 1: no __pipeline_wait_prior; 2: odd threads copy nothing.
 cudaError_t run_vector_read(const float* in, float* out, int bug);
+// pipelined_sum with cooperative_groups::memcpy_async and cg::wait_prior<1> / cg::wait. bug 0: correct; 1: a
+// cta.sync() in place of each wait.
+cudaError_t run_group_pipelined_sum(const float* in, float* out, int tiles, int bug);
+// One warp copies `bytes` bytes of in + offset into a zeroed 320-byte shared tile at byte `at` with
+// cooperative_groups::memcpy_async, waits, and stores the whole tile to out[0..319].
+cudaError_t run_group_copy_bytes(const unsigned char* in, unsigned char* out, int offset, int at, int bytes);
+// pipelined_sum with each thread's own cuda::pipeline. bug 0: consumer_wait(); 1: no wait;
+// 2: cuda::pipeline_consumer_wait_prior<1> (<0> for the last tile).
+cudaError_t run_thread_pipeline_sum(const float* in, float* out, int tiles, int bug);

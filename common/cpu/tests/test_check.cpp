@@ -1,7 +1,6 @@
 // Self-tests of check mode: the bugs it must find, with the right line, the
 // same way on every run.
 #include "kernels.h"
-#include "kernels_async.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -410,88 +409,5 @@ TEST(CheckMode, PointerToRowsIsChecked) {
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@row-pointer-read"));
   EXPECT_NE(d[0].message.find("reads As[20]"), std::string::npos) << d[0].message;
-  cudaGetLastError();
-}
-
-// Asynchronous copies (kernels_async.cu): the correct double-buffered sum reports nothing; reading without the wait,
-// reading the buffer being filled and starting the next copy before the barrier are each reported at their lines.
-TEST(CheckMode, AsynchronousCopies) {
-  constexpr int kTiles = 5;
-  const std::vector<float> host = iota_floats(64 * kTiles);
-  DeviceBuffer<float> in(host), out(64);
-  course_cpu::take_diagnostics();
-  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 0), cudaSuccess);
-  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
-  std::vector<float> expected(64, 0.0f);
-  for (int i = 0; i < 64; ++i)
-    for (int t = 0; t < kTiles; ++t) expected[i] += host[t * 64 + (i + 1) % 64];
-  EXPECT_EQ(out.get(), expected);
-
-  // No wait: the reads come before the copies they need. Bug 1 also starts copies into words whose earlier copy was
-  // never waited for (@async-next).
-  const int read_line = line_of("kernels_async.cu", "@async-read");
-  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
-  auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
-  ASSERT_EQ(d.size(), 2u);
-  const auto found_read = std::find_if(d.begin(), d.end(), [&](const auto& x) { return x.line == read_line; });
-  ASSERT_NE(found_read, d.end()) << d[0].message;
-  EXPECT_NE(found_read->message.find("reads buf[0][1], which an asynchronous copy started by thread (1,0)"),
-            std::string::npos)
-      << found_read->message;
-  EXPECT_NE(found_read->message.find("__pipeline_wait_prior"), std::string::npos) << found_read->message;
-  EXPECT_EQ(d[0].line + d[1].line - read_line, line_of("kernels_async.cu", "@async-next"));
-
-  // Reading the buffer being filled: here each thread waits for its own copies before the next barrier, so what the
-  // others read is a race with that copy (on a GPU it may also be in flight: either way the read is unordered).
-  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 3), cudaSuccess);
-  d = of_category(course_cpu::take_diagnostics(), "race");
-  ASSERT_FALSE(d.empty());
-  EXPECT_TRUE(std::any_of(d.begin(), d.end(), [&](const auto& x) { return x.line == read_line; })) << d[0].message;
-
-  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 2), cudaSuccess);
-  const auto all = course_cpu::take_diagnostics();
-  const auto races = of_category(all, "race");
-  ASSERT_FALSE(races.empty());
-  const int early = line_of("kernels_async.cu", "@async-early"), read = line_of("kernels_async.cu", "@async-read");
-  bool found = false;
-  for (const auto& d : races)
-    found = found || (d.line == early && d.message.find("line " + std::to_string(read)) != std::string::npos) ||
-            (d.line == read && d.message.find("line " + std::to_string(early)) != std::string::npos);
-  EXPECT_TRUE(found) << races[0].message;
-}
-
-// A float4 read through a pointer to const is a checked read (lab 07 reads its tiles so): a pending copy and a word
-// nobody wrote are reported at it; the correct kernel reports nothing.
-TEST(CheckMode, VectorReadsThroughConstPointers) {
-  const std::vector<float> host = iota_floats(64);
-  DeviceBuffer<float> in(host), out(64);
-  const int line = line_of("kernels_async.cu", "@async-vec");
-  course_cpu::take_diagnostics();
-  ASSERT_EQ(run_vector_read(in.ptr, out.ptr, 0), cudaSuccess);
-  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
-  std::vector<float> expected(64);
-  for (int i = 0; i < 64; ++i) expected[i] = host[(i + 4) % 64];
-  EXPECT_EQ(out.get(), expected);
-
-  ASSERT_EQ(run_vector_read(in.ptr, out.ptr, 1), cudaSuccess);
-  auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
-  ASSERT_FALSE(d.empty());
-  EXPECT_EQ(d[0].line, line) << d[0].message;
-  EXPECT_NE(d[0].message.find("reads v["), std::string::npos) << d[0].message;
-
-  ASSERT_EQ(run_vector_read(in.ptr, out.ptr, 2), cudaSuccess);
-  d = of_category(course_cpu::take_diagnostics(), "uninitialized-shared-read");
-  ASSERT_FALSE(d.empty());
-  EXPECT_EQ(d[0].line, line) << d[0].message;
-}
-
-// A copy whose source runs past its cudaMalloc'ed buffer fails the launch like any out-of-bounds access.
-TEST(CheckMode, AsynchronousCopyPastTheEnd) {
-  DeviceBuffer<float> in(iota_floats(30)), out(32);
-  course_cpu::take_diagnostics();
-  EXPECT_EQ(run_wide_copy(in.ptr, out.ptr, 0, 16, 0), cudaErrorIllegalAddress);
-  const auto d = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
-  ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].line, line_of("kernels_async.cu", "@async-wide"));
   cudaGetLastError();
 }

@@ -69,6 +69,40 @@ TEST(FastModeDeathTest, HostAccessToDeviceMemoryIsNamed) {
   cudaFreeHost(pinned);
 }
 
+// cooperative_groups::memcpy_async: the block's copies sum right with cg::wait_prior / cg::wait, and without the
+// waits the reads come before the copies, as they may on a GPU; a warp's copy of any length at any relative alignment
+// (chunks of 16, 8 or 4 bytes and ends copied at once, or all at once) lands where it should and nowhere else.
+TEST(FastMode, GroupAsynchronousCopies) {
+  constexpr int kTiles = 5;
+  const std::vector<float> host = iota_floats(64 * kTiles);
+  DeviceBuffer<float> in(host), out(64);
+  std::vector<float> expected(64, 0.0f);
+  for (int i = 0; i < 64; ++i)
+    for (int t = 0; t < kTiles; ++t) expected[i] += host[t * 64 + (i + 1) % 64];
+  ASSERT_EQ(run_group_pipelined_sum(in.ptr, out.ptr, kTiles, 0), cudaSuccess);
+  EXPECT_EQ(out.get(), expected);
+  ASSERT_EQ(run_group_pipelined_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
+  EXPECT_NE(out.get(), expected);
+  for (int form : {0, 2}) {  // a thread's own cuda::pipeline: consumer_wait, pipeline_consumer_wait_prior
+    ASSERT_EQ(run_thread_pipeline_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
+    EXPECT_EQ(out.get(), expected) << "form " << form;
+  }
+  ASSERT_EQ(run_thread_pipeline_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
+  EXPECT_NE(out.get(), expected);
+
+  std::vector<unsigned char> bytes(320);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(1 + i % 251);
+  DeviceBuffer<unsigned char> src(bytes), dst(320);
+  for (int offset : {0, 1, 2, 4, 8, 12, 16})
+    for (int at : {0, 3, 4, 8, 16})
+      for (int n : {0, 1, 3, 4, 5, 15, 16, 17, 40, 100, 257}) {
+        ASSERT_EQ(run_group_copy_bytes(src.ptr, dst.ptr, offset, at, n), cudaSuccess);
+        std::vector<unsigned char> want(320, 0);
+        for (int i = 0; i < n; ++i) want[at + i] = bytes[offset + i];
+        ASSERT_EQ(dst.get(), want) << "offset " << offset << ", at " << at << ", " << n << " bytes";
+      }
+}
+
 // Asynchronous copies: a correct double-buffered kernel sums right; without the wait its reads come before the copies
 // (which a wait or the thread's exit performs), so the sum is wrong, as it may be on a GPU. A misaligned 16-byte copy
 // and a size of 12 fail the launch in fast mode too; zfill fills zeros.

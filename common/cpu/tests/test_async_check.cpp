@@ -1,0 +1,148 @@
+// Self-tests of check mode: asynchronous copies into shared memory (<cuda_pipeline.h>,
+// <cooperative_groups/memcpy_async.h>, <cuda/pipeline>): what a wait must come before,
+// reported at the right line with the fix of the API used.
+#include "kernels_async.h"
+#include "test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+// Asynchronous copies (kernels_async.cu): the correct double-buffered sum reports nothing; reading without the wait,
+// reading the buffer being filled and starting the next copy before the barrier are each reported at their lines.
+TEST(CheckMode, AsynchronousCopies) {
+  constexpr int kTiles = 5;
+  const std::vector<float> host = iota_floats(64 * kTiles);
+  DeviceBuffer<float> in(host), out(64);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 0), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  std::vector<float> expected(64, 0.0f);
+  for (int i = 0; i < 64; ++i)
+    for (int t = 0; t < kTiles; ++t) expected[i] += host[t * 64 + (i + 1) % 64];
+  EXPECT_EQ(out.get(), expected);
+
+  // No wait: the reads come before the copies they need. Bug 1 also starts copies into words whose earlier copy was
+  // never waited for (@async-next).
+  const int read_line = line_of("kernels_async.cu", "@async-read");
+  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
+  auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
+  ASSERT_EQ(d.size(), 2u);
+  const auto found_read = std::find_if(d.begin(), d.end(), [&](const auto& x) { return x.line == read_line; });
+  ASSERT_NE(found_read, d.end()) << d[0].message;
+  EXPECT_NE(found_read->message.find("reads buf[0][1], which an asynchronous copy started by thread (1,0)"),
+            std::string::npos)
+      << found_read->message;
+  EXPECT_NE(found_read->message.find("__pipeline_wait_prior"), std::string::npos) << found_read->message;
+  EXPECT_EQ(d[0].line + d[1].line - read_line, line_of("kernels_async.cu", "@async-next"));
+
+  // Reading the buffer being filled: here each thread waits for its own copies before the next barrier, so what the
+  // others read is a race with that copy (on a GPU it may also be in flight: either way the read is unordered).
+  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 3), cudaSuccess);
+  d = of_category(course_cpu::take_diagnostics(), "race");
+  ASSERT_FALSE(d.empty());
+  EXPECT_TRUE(std::any_of(d.begin(), d.end(), [&](const auto& x) { return x.line == read_line; })) << d[0].message;
+
+  ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 2), cudaSuccess);
+  const auto all = course_cpu::take_diagnostics();
+  const auto races = of_category(all, "race");
+  ASSERT_FALSE(races.empty());
+  const int early = line_of("kernels_async.cu", "@async-early"), read = line_of("kernels_async.cu", "@async-read");
+  bool found = false;
+  for (const auto& d : races)
+    found = found || (d.line == early && d.message.find("line " + std::to_string(read)) != std::string::npos) ||
+            (d.line == read && d.message.find("line " + std::to_string(early)) != std::string::npos);
+  EXPECT_TRUE(found) << races[0].message;
+}
+
+// cooperative_groups::memcpy_async is checked like the primitives it is made of: the correct kernel reports nothing,
+// and without cg::wait_prior / cg::wait the reads meet copies still in flight, reported at the read with the
+// cooperative-groups fix; copies at every relative alignment report nothing and land right.
+TEST(CheckMode, GroupAsynchronousCopies) {
+  constexpr int kTiles = 5;
+  const std::vector<float> host = iota_floats(64 * kTiles);
+  DeviceBuffer<float> in(host), out(64);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_group_pipelined_sum(in.ptr, out.ptr, kTiles, 0), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  std::vector<float> expected(64, 0.0f);
+  for (int i = 0; i < 64; ++i)
+    for (int t = 0; t < kTiles; ++t) expected[i] += host[t * 64 + (i + 1) % 64];
+  EXPECT_EQ(out.get(), expected);
+
+  ASSERT_EQ(run_group_pipelined_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
+  const auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
+  // (and the next tile's copies write words whose earlier copy was never waited for, at the memcpy_async line)
+  const int read_line = line_of("kernels_async.cu", "@group-read");
+  const auto read = std::find_if(d.begin(), d.end(), [&](const auto& x) { return x.line == read_line; });
+  ASSERT_NE(read, d.end()) << (d.empty() ? std::string("no async-copy finding") : d[0].message);
+  EXPECT_NE(read->message.find("reads buf[0][1], which an asynchronous copy (cooperative_groups::memcpy_async)"),
+            std::string::npos)
+      << read->message;
+  EXPECT_NE(read->message.find("cg::wait(group)"), std::string::npos) << read->message;
+
+  // A thread's own cuda::pipeline: both waits report nothing and sum right; without them, the reads are reported
+  // with the pipeline's fix.
+  for (int form : {0, 2}) {
+    ASSERT_EQ(run_thread_pipeline_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
+    EXPECT_TRUE(course_cpu::take_diagnostics().empty()) << "form " << form;
+    EXPECT_EQ(out.get(), expected) << "form " << form;
+  }
+  ASSERT_EQ(run_thread_pipeline_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
+  const auto p = of_category(course_cpu::take_diagnostics(), "async-copy");
+  const int pipe_line = line_of("kernels_async.cu", "@pipe-read");
+  const auto pipe_read = std::find_if(p.begin(), p.end(), [&](const auto& x) { return x.line == pipe_line; });
+  ASSERT_NE(pipe_read, p.end()) << (p.empty() ? std::string("no async-copy finding") : p[0].message);
+  EXPECT_NE(pipe_read->message.find("(cuda::memcpy_async)"), std::string::npos) << pipe_read->message;
+  EXPECT_NE(pipe_read->message.find("pipe.consumer_wait()"), std::string::npos) << pipe_read->message;
+
+  std::vector<unsigned char> bytes(320);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(1 + i % 251);
+  DeviceBuffer<unsigned char> src(bytes), dst(320);
+  for (int offset : {0, 1, 4, 8})
+    for (int at : {0, 4, 16})
+      for (int n : {3, 16, 17, 100}) {
+        ASSERT_EQ(run_group_copy_bytes(src.ptr, dst.ptr, offset, at, n), cudaSuccess);
+        EXPECT_TRUE(course_cpu::take_diagnostics().empty()) << offset << " " << at << " " << n;
+        std::vector<unsigned char> want(320, 0);
+        for (int i = 0; i < n; ++i) want[at + i] = bytes[offset + i];
+        ASSERT_EQ(dst.get(), want) << "offset " << offset << ", at " << at << ", " << n << " bytes";
+      }
+}
+
+// A float4 read through a pointer to const is a checked read (lab 07 reads its tiles so): a pending copy and a word
+// nobody wrote are reported at it; the correct kernel reports nothing.
+TEST(CheckMode, VectorReadsThroughConstPointers) {
+  const std::vector<float> host = iota_floats(64);
+  DeviceBuffer<float> in(host), out(64);
+  const int line = line_of("kernels_async.cu", "@async-vec");
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_vector_read(in.ptr, out.ptr, 0), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  std::vector<float> expected(64);
+  for (int i = 0; i < 64; ++i) expected[i] = host[(i + 4) % 64];
+  EXPECT_EQ(out.get(), expected);
+
+  ASSERT_EQ(run_vector_read(in.ptr, out.ptr, 1), cudaSuccess);
+  auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].line, line) << d[0].message;
+  EXPECT_NE(d[0].message.find("reads v["), std::string::npos) << d[0].message;
+
+  ASSERT_EQ(run_vector_read(in.ptr, out.ptr, 2), cudaSuccess);
+  d = of_category(course_cpu::take_diagnostics(), "uninitialized-shared-read");
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].line, line) << d[0].message;
+}
+
+// A copy whose source runs past its cudaMalloc'ed buffer fails the launch like any out-of-bounds access.
+TEST(CheckMode, AsynchronousCopyPastTheEnd) {
+  DeviceBuffer<float> in(iota_floats(30)), out(32);
+  course_cpu::take_diagnostics();
+  EXPECT_EQ(run_wide_copy(in.ptr, out.ptr, 0, 16, 0), cudaErrorIllegalAddress);
+  const auto d = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, line_of("kernels_async.cu", "@async-wide"));
+  cudaGetLastError();
+}
