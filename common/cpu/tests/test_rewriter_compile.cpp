@@ -154,6 +154,15 @@ TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
        "__global__ void k() { auto g = cooperative_groups::labeled_partition(cooperative_groups::this_thread_block(), "
        "1); }\n"},
       {"half.cu", "#include <cuda_fp16.h>\n__global__ void k(__half* h) {}\n"},
+      {"block_pipeline.cu",  // a pipeline shared by the block: only a thread's own is provided
+       "#include <cooperative_groups.h>\n#include <cuda/pipeline>\n"
+       "__global__ void k() {\n"
+       "  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;\n"
+       "  auto pipe = cuda::make_pipeline(cooperative_groups::this_thread_block(), &state);\n"
+       "}\n"},
+      {"barrier.cu",
+       "#include <cuda/pipeline>\n"
+       "__global__ void k() { __shared__ cuda::barrier<cuda::thread_scope_block> bar; }\n"},
       {"cooperative_launch.cu",
        "#include <cuda_runtime.h>\n__global__ void k() {}\n"
        "void f() { void* args[1]; cudaLaunchCooperativeKernel((void*)k, 1, 1, args); }\n"},
