@@ -3,10 +3,20 @@
 
 #include <cuda_runtime.h>
 
+#include <vector>
+
 // out[i] = sum over tiles t of in[t * 64 + (i + 1) % 64], one block of 64 threads, double-buffered with
 // __pipeline_memcpy_async. bug 0: correct; 1: no __pipeline_wait_prior; 2: the next copy starts before the barrier;
 // 3: reads the buffer being filled.
 cudaError_t run_pipelined_sum(const float* in, float* out, int tiles, int bug);
+// What the correct pipelined sums (this one and its cooperative-groups and cuda::pipeline forms) store, for `in` of
+// 64 * tiles floats.
+inline std::vector<float> expected_pipelined_sums(const std::vector<float>& in, int tiles) {
+  std::vector<float> out(64, 0.0f);
+  for (int i = 0; i < 64; ++i)
+    for (int t = 0; t < tiles; ++t) out[i] += in[t * 64 + (i + 1) % 64];
+  return out;
+}
 // 8 threads, each one copy of `size` bytes (zfill of them zeros) from in + offset + 4 * i into shared memory, then
 // out[4 * i + j] = what arrived.
 cudaError_t run_wide_copy(const float* in, float* out, int offset, int size, int zfill);

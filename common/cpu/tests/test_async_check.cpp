@@ -18,9 +18,7 @@ TEST(CheckMode, AsynchronousCopies) {
   course_cpu::take_diagnostics();
   ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 0), cudaSuccess);
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
-  std::vector<float> expected(64, 0.0f);
-  for (int i = 0; i < 64; ++i)
-    for (int t = 0; t < kTiles; ++t) expected[i] += host[t * 64 + (i + 1) % 64];
+  const std::vector<float> expected = expected_pipelined_sums(host, kTiles);
   EXPECT_EQ(out.get(), expected);
 
   // No wait: the reads come before the copies they need. Bug 1 also starts copies into words whose earlier copy was
@@ -66,9 +64,7 @@ TEST(CheckMode, GroupAsynchronousCopies) {
   course_cpu::take_diagnostics();
   ASSERT_EQ(run_group_pipelined_sum(in.ptr, out.ptr, kTiles, 0), cudaSuccess);
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
-  std::vector<float> expected(64, 0.0f);
-  for (int i = 0; i < 64; ++i)
-    for (int t = 0; t < kTiles; ++t) expected[i] += host[t * 64 + (i + 1) % 64];
+  const std::vector<float> expected = expected_pipelined_sums(host, kTiles);
   EXPECT_EQ(out.get(), expected);
 
   ASSERT_EQ(run_group_pipelined_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);

@@ -76,9 +76,7 @@ TEST(FastMode, GroupAsynchronousCopies) {
   constexpr int kTiles = 5;
   const std::vector<float> host = iota_floats(64 * kTiles);
   DeviceBuffer<float> in(host), out(64);
-  std::vector<float> expected(64, 0.0f);
-  for (int i = 0; i < 64; ++i)
-    for (int t = 0; t < kTiles; ++t) expected[i] += host[t * 64 + (i + 1) % 64];
+  const std::vector<float> expected = expected_pipelined_sums(host, kTiles);
   ASSERT_EQ(run_group_pipelined_sum(in.ptr, out.ptr, kTiles, 0), cudaSuccess);
   EXPECT_EQ(out.get(), expected);
   ASSERT_EQ(run_group_pipelined_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
@@ -110,9 +108,7 @@ TEST(FastMode, AsynchronousCopies) {
   constexpr int kTiles = 5;
   const std::vector<float> host = iota_floats(64 * kTiles);
   DeviceBuffer<float> in(host), out(64);
-  std::vector<float> expected(64, 0.0f);
-  for (int i = 0; i < 64; ++i)
-    for (int t = 0; t < kTiles; ++t) expected[i] += host[t * 64 + (i + 1) % 64];
+  const std::vector<float> expected = expected_pipelined_sums(host, kTiles);
   ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 0), cudaSuccess);
   EXPECT_EQ(out.get(), expected);
   ASSERT_EQ(run_pipelined_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
