@@ -82,6 +82,24 @@ def backend_gap(text: str, headers: Path) -> str:
     return ""
 
 
+# The finding of the CPU backend's check mode for a use of a feature it does not support at run time
+# (common/cpu/src/cuda_barrier.cpp), as the harness writes it into a failed test's message.
+_RUNTIME_GAP = re.compile(r"\[unsupported\] \S+:\d+: (the CPU backend does not support [^;\n]*)")
+
+
+def runtime_gap(failed: list[TestCase]) -> str:
+    """What the CPU backend could not run, when every failed test met such a use (its finding `unsupported`): the
+    first finding's sentence, e.g. "the CPU backend does not support this use of the cuda::barrier at line 12 (...)";
+    '' when some test failed for another reason (a wrong result with no such finding is the student's)."""
+    found = []
+    for case in failed:
+        m = next((m for text in case.failures if (m := _RUNTIME_GAP.search(text))), None)
+        if m is None:
+            return ""
+        found.append(m.group(1).strip())
+    return found[0] if found else ""
+
+
 def findings(failed: list[TestCase]) -> str:
     """The CPU backend's diagnoses ('[race] tiled_gemm.cu:28: ...') over all failed tests: 'race at
     tiled_gemm.cu:28, ...' (from the JSON report's failure messages, which the harness writes)."""

@@ -18,7 +18,7 @@ from . import diagnostics, gpus, gtest, intake, runner, scan, scoring, symbols
 from .build_tree import Program
 from .config import Course
 from .manifest import Lab
-from .verdicts import BackendGap, GpuUnhealthy, LabResult
+from .verdicts import BackendGap, GpuUnhealthy, LabResult, RuntimeGap
 
 if TYPE_CHECKING:
     from .grading import Options
@@ -237,7 +237,16 @@ class LabGrader:
         where = self.work / "runs" / sub.student / lab.name
         # The programs that run on the CPU backend (check mode) first, without a GPU: while they run, another
         # student's tests have it. Then the GPU, for the GPU programs, compute-sanitizer and the perf tests.
-        passed = self._correctness([p for p in programs if p.mode != "gpu"], lab, where, None, res)
+        check_gap = ""
+        try:
+            passed = self._correctness([p for p in programs if p.mode != "gpu"], lab, where, None, res)
+        except RuntimeGap as gap:
+            # Check mode could not run this file. On a GPU the GPU's tests and compute-sanitizer grade it, as in a
+            # tree without check mode; elsewhere nothing can.
+            if self.opts.backend != "gpu":
+                res.verdict, res.correctness, res.correctness_score, res.message = "not-graded", "n/a", 0, gap.message
+                return
+            passed, check_gap = 0, gap.what
         if passed is None:
             return
         if self.opts.backend != "gpu":
@@ -250,7 +259,7 @@ class LabGrader:
             if self.gpu_broken:
                 raise GpuUnhealthy(self.gpu_broken)
             on_gpu = [p for p in programs if p.mode == "gpu"]
-            checked = any(p.mode == "check" for p in programs)
+            checked = any(p.mode == "check" for p in programs) and not check_gap
             first = None
             if checked and lab.perf and on_gpu == [programs[-1]]:
                 # One process for the GPU correctness tests and then the perf tests (course::register_perf_tests
@@ -263,7 +272,9 @@ class LabGrader:
             more = self._correctness(on_gpu, lab, where, gpu, res, first)
             if more is None:
                 return
-            res.message = f"{passed + more} correctness tests passed"
+            res.message = f"{passed + more} correctness tests passed" + (
+                f" on the GPU (check mode could not run the file: {check_gap})" if check_gap else ""
+            )
             if not checked and not self._sanitize(programs[-1], where, gpu, res):
                 return
             self._perf(programs[-1], lab, where, gpu, res, first)
@@ -312,6 +323,9 @@ class LabGrader:
                     f"{gtest.worker_died(died[0])}" + (f". {detail}" if detail else "")
                 )
                 return None
+            gap = diagnostics.runtime_gap(failed) if failed and p.mode == "check" else ""
+            if gap:
+                raise RuntimeGap(p.name, gap)
             if failed:
                 res.correctness = "fail"
                 res.verdict = "wrong"

@@ -86,6 +86,23 @@ class BackendGap(Exception):
         )
 
 
+class RuntimeGap(Exception):
+    """Check mode stopped a test on a use of a CUDA feature that the CPU backend does not support at run time (its
+    finding `unsupported`, e.g. a cuda::barrier set up for part of a block: diagnostics.runtime_gap). On a GPU the
+    file is then graded without check mode (the GPU's tests and compute-sanitizer); without a GPU it is not-graded."""
+
+    def __init__(self, program: str, what: str):
+        super().__init__(what)
+        self.program, self.what = program, what
+
+    @property
+    def message(self) -> str:
+        return (
+            f"{self.program}: {self.what}: a gap of the CPU backend, not a mistake in your file; it is graded on a GPU "
+            "(without a GPU it is not graded automatically, and your instructor will grade it)"
+        )
+
+
 class GraderError(Exception):
     """A problem of the grader or the machine (not of a submission): grading stops."""
 

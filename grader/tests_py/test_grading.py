@@ -334,6 +334,32 @@ class Findings(unittest.TestCase):
         )
 
 
+class RuntimeGaps(unittest.TestCase):
+    """Check mode's finding `unsupported` is the backend's gap only when every failed test met it."""
+
+    GAP = (
+        "[unsupported] 07_double_buffering/double_buffered_gemm.cu:41: the CPU backend does not support this use of "
+        "the cuda::barrier at line 41 (thread (0,0) of block (0,0)): it was set up for 32 threads and the block has "
+        "256; it supports a barrier that every thread of the block arrives at once per phase."
+    )
+
+    def case(self, *texts: str) -> gtest.TestCase:
+        return gtest.TestCase("DoubleBufferedGemm", "Sizes", "failed", list(texts), {})
+
+    def test_every_failed_test_stopped_on_the_gap(self):
+        failed = [self.case("x | " + self.GAP), self.case("values differ", "  " + self.GAP + " [3 occurrences]")]
+        self.assertEqual(
+            diagnostics.runtime_gap(failed),
+            "the CPU backend does not support this use of the cuda::barrier at line 41 (thread (0,0) of block (0,0)): "
+            "it was set up for 32 threads and the block has 256",
+        )
+
+    def test_a_failure_without_it_is_the_students(self):
+        self.assertEqual(diagnostics.runtime_gap([self.case(self.GAP), self.case("[race] a.cu:3: read")]), "")
+        self.assertEqual(diagnostics.runtime_gap([self.case("[unsupported] a.cu:3: something else")]), "")
+        self.assertEqual(diagnostics.runtime_gap([]), "")
+
+
 class BackendGaps(unittest.TestCase):
     """Only an error with the marker that the compiler places in the CPU backend's own headers is a gap."""
 

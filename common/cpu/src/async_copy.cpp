@@ -1,7 +1,8 @@
 // CPU backend of the course: asynchronous copies into shared memory (<cuda_pipeline_primitives.h>).
 //
 // A copy is recorded by the thread that starts it (ThreadSlot::copies) and performed when one of that thread's
-// __pipeline_wait_prior() calls covers its group, or when the thread exits. Until then shared memory keeps its old
+// __pipeline_wait_prior() calls covers its group (a copy started with a cuda::barrier: when the thread arrives at the
+// barrier, cuda_barrier.cpp), or when the thread exits. Until then shared memory keeps its old
 // contents, so reading too early gives stale values, as it may on a GPU.
 //
 // Check mode, in addition (the shadow words of check_state.h):
@@ -155,7 +156,9 @@ const check::Site* group_copy_site(CopyApi api, const char* file, unsigned line)
   const std::lock_guard<std::mutex> lock(mutex);
   std::unique_ptr<check::Site>& site = sites[{api, file, line}];
   if (!site) {
-    const char* name = api == CopyApi::group ? kGroupCopySiteName : kPipelineCopySiteName;
+    const char* name = api == CopyApi::group      ? kGroupCopySiteName
+                       : api == CopyApi::pipeline ? kPipelineCopySiteName
+                                                  : kBarrierCopySiteName;
     site = std::make_unique<check::Site>(check::Site{name, file, static_cast<int>(line), 0});
   }
   c = Cached{file, line, api, site.get()};
@@ -186,6 +189,26 @@ void group_async_copy(const check::Site* site, unsigned rank, unsigned size, voi
   at_once(0, head);
   for (std::size_t i = rank; i < chunks; i += size) async_copy(site, d + head + i * width, s + head + i * width, width);
   at_once(tail, bytes);
+}
+
+// cuda::memcpy_async(..., barrier): the thread's share, to complete when it arrives at the barrier (arrival_copies).
+void barrier_async_copy(const void* barrier, const char* file, unsigned line, unsigned rank, unsigned size, void* dst,
+                        const void* src, std::size_t bytes) {
+  ThreadSlot* t = tl_slot;
+  const std::size_t before = t != nullptr ? t->copies.size() : 0;
+  group_async_copy(group_copy_site(CopyApi::barrier, file, line), rank, size, dst, src, bytes);
+  if (t == nullptr) return;
+  for (std::size_t i = before; i < t->copies.size(); ++i) {
+    t->copies[i].group = PendingCopy::kAtArrival;
+    t->copies[i].barrier = barrier;
+  }
+}
+
+void arrival_copies(Worker& w, ThreadSlot& t, const void* barrier) {
+  auto at_arrival = [&](const PendingCopy& c) { return c.group == PendingCopy::kAtArrival && c.barrier == barrier; };
+  for (const PendingCopy& c : t.copies)
+    if (at_arrival(c)) complete(w, c);
+  t.copies.erase(std::remove_if(t.copies.begin(), t.copies.end(), at_arrival), t.copies.end());
 }
 
 void finish_async_copies(Worker& w, ThreadSlot& t) {

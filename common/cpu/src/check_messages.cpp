@@ -228,16 +228,24 @@ std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, c
   std::ostringstream m;
   const bool group_copy = copy.var != nullptr && std::strcmp(copy.var, kGroupCopySiteName) == 0;
   const bool pipeline_copy = copy.var != nullptr && std::strcmp(copy.var, kPipelineCopySiteName) == 0;
+  const bool barrier_copy = copy.var != nullptr && std::strcmp(copy.var, kBarrierCopySiteName) == 0;
   m << who_does(who, write ? check::Access::write : check::Access::read, info) << ", which an asynchronous copy"
-    << (group_copy      ? " (cooperative_groups::memcpy_async)"
-        : pipeline_copy ? " (cuda::memcpy_async)"
-                        : "")
-    << " started by thread " << who.thread(copy.thread) << " at line " << copy.line << " is still filling: no "
-    << (group_copy      ? "cg::wait() or cg::wait_prior()"
-        : pipeline_copy ? "consumer_wait() or cuda::pipeline_consumer_wait_prior()"
-                        : "__pipeline_wait_prior()")
-    << " of that thread has covered the copy yet, so "
-    << (write ? "the copy may overwrite this value." : "this read may get the old contents.");
+    << (group_copy                      ? " (cooperative_groups::memcpy_async)"
+        : pipeline_copy || barrier_copy ? " (cuda::memcpy_async)"
+                                        : "")
+    << " started by thread " << who.thread(copy.thread) << " at line " << copy.line << " is still filling: "
+    << (barrier_copy ? "that thread has not arrived at the cuda::barrier the copy was started with"
+                     : std::string("no ") +
+                           (group_copy      ? "cg::wait() or cg::wait_prior()"
+                            : pipeline_copy ? "consumer_wait() or cuda::pipeline_consumer_wait_prior()"
+                                            : "__pipeline_wait_prior()") +
+                           " of that thread has covered the copy yet")
+    << ", so " << (write ? "the copy may overwrite this value." : "this read may get the old contents.");
+  if (barrier_copy) {
+    m << " A copy started with cuda::memcpy_async(..., bar) is complete once the barrier's phase is: every thread "
+         "must arrive and wait (bar.arrive_and_wait(), or bar.wait(bar.arrive())) before any thread uses the data.";
+    return m.str();
+  }
   if (group_copy) {
     m << " Every thread of the group must call cg::wait(group) (or cg::wait_prior<n>(group), where n is how many "
          "newer memcpy_async calls may stay in flight), which also synchronizes the group, before any thread uses "

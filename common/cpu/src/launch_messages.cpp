@@ -201,10 +201,34 @@ std::string bad_copy_zfill_text(std::size_t zfill, std::size_t size) {
 const char kBadCopyDestinationText[] = "a destination that is not __shared__ memory";
 const char kGroupCopySiteName[] = "cooperative_groups::memcpy_async's destination";
 const char kPipelineCopySiteName[] = "cuda::memcpy_async's destination";
+const char kBarrierCopySiteName[] = "cuda::memcpy_async's destination (with a cuda::barrier)";
 
 std::string bad_copy_source_text(std::uint32_t bytes) {
   return "a source that is not inside a cudaMalloc'ed buffer (or whose " + std::to_string(bytes) +
          " bytes run past its end)";
+}
+
+std::string barrier_not_initialized_text(const Who& who, int line) {
+  return "thread " + who.thread() + " of block " + who.block() + " arrives at a cuda::barrier at line " +
+         std::to_string(line) +
+         " that init() did not set up in this block, so on a GPU what it does is undefined (it may hang: a "
+         "__shared__ barrier holds whatever that memory held). Every block must set its barrier up before any of its "
+         "threads uses it: `if (threadIdx.x == 0) init(&bar, blockDim.x * blockDim.y * blockDim.z);` then "
+         "`__syncthreads();`.";
+}
+
+std::string barrier_unsupported_text(const Who& who, int line, long long expected, long long update) {
+  std::string m = "the CPU backend does not support this use of the cuda::barrier at line " + std::to_string(line) +
+                  " (thread " + who.thread() + " of block " + who.block() + "): ";
+  if (update != 1)
+    m += "arrive(" + std::to_string(update) + ") arrives " + std::to_string(update) + " times at once";
+  else
+    m += "it was set up for " + std::to_string(expected) + " threads and the block has " +
+         std::to_string(who.w.block.nthreads);
+  return m +
+         "; it supports a barrier that every thread of the block arrives at once per phase. This is a gap of the "
+         "backend, not a mistake in your code: the grader marks the lab not-graded on the CPU backend, and a GPU "
+         "grades it.";
 }
 
 MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address) {

@@ -61,6 +61,7 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
   BlockRun& b = w.block;
   const dim3 g = w.grid_dim, bd = w.block_dim;
   b.linear = linear;
+  ++b.serial;
   b.idx = uint3{static_cast<unsigned>(linear % g.x), static_cast<unsigned>((linear / g.x) % g.y),
                 static_cast<unsigned>(linear / (std::uint64_t{g.x} * g.y))};
   b.aborted = false;

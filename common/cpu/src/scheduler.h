@@ -25,12 +25,14 @@ enum class ThreadState : std::uint8_t { runnable, at_barrier, at_warp, exited };
 // An asynchronous copy a CUDA thread started and no wait has covered yet (async_copy.cpp).
 struct PendingCopy {
   static constexpr std::uint32_t kUncommitted = ~0u;
+  static constexpr std::uint32_t kAtArrival = ~0u - 1;  // cuda::memcpy_async(..., bar): done when its thread arrives
   unsigned char* dst;
   const unsigned char* src;
   std::uint32_t bytes;  // copied from src; the rest of `size` is zero-filled
   std::uint32_t size;
-  std::uint32_t group;  // the thread's commit count when it was committed, or kUncommitted
+  std::uint32_t group;  // the thread's commit count when it was committed, or kUncommitted, or kAtArrival
   const check::Site* site;
+  const void* barrier = nullptr;  // kAtArrival: the cuda::barrier it completes with
 };
 
 // One CUDA thread of the running block.
@@ -65,6 +67,7 @@ struct CheckState;  // check_state.h
 struct BlockRun {
   const LaunchSite* site = nullptr;
   std::uint64_t linear = 0;  // block linear id: x + y*Gx + z*Gx*Gy
+  std::uint64_t serial = 0;  // blocks this worker has run, this one included (a cuda::barrier's init belongs to one)
   uint3 idx{};
   unsigned nthreads = 0;
   std::vector<ThreadSlot> threads;
@@ -124,6 +127,8 @@ void check_end_launch(const std::vector<Worker*>& workers);
 
 // async_copy.cpp: performs (and, in check mode, records) the copies of t that are still pending, at its exit.
 void finish_async_copies(Worker& w, ThreadSlot& t);
+// async_copy.cpp: performs the copies t started with the cuda::barrier `barrier` (t arrives at it).
+void arrival_copies(Worker& w, ThreadSlot& t, const void* barrier);
 
 // fault_handler.cpp
 void install_fault_stack_for_thread();  // once per worker thread

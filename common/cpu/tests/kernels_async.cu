@@ -1,11 +1,14 @@
-// Self-test kernels of the CPU backend: asynchronous copies into shared memory (<cuda_pipeline.h>), correct and
-// wrong. Markers (@...) name the lines the tests expect in diagnostics.
+// Self-test kernels of the CPU backend: asynchronous copies into shared memory (<cuda_pipeline.h>,
+// cooperative_groups::memcpy_async, cuda::pipeline, cuda::barrier), correct and wrong. Markers (@...) name the lines the tests expect in diagnostics.
 #include "kernels_async.h"
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
+#include <cuda/barrier>
 #include <cuda/pipeline>
 #include <cuda_pipeline.h>
+
+#include <utility>
 
 namespace {
 
@@ -139,7 +142,44 @@ __global__ void thread_pipeline_sum(const float* in, float* out, int tiles, int 
   out[i] = sum;
 }
 
+// The sum of the tiles with a cuda::barrier of the block: each tile is copied with cuda::memcpy_async(..., bar) and
+// complete once every thread has arrived and waited. form 0: a thread copies its element, bar.arrive_and_wait();
+// 1: the block copies the tile together (the group form), then bar.arrive() ... bar.wait(token); 2 (bug): a
+// __syncthreads() in place of the arrival; 3: a barrier set up for half the block (the backend does not support
+// it); 4 (bug): a barrier that init() never set up.
+__global__ void barrier_sum(const float* in, float* out, int tiles, int form) {
+  __shared__ float buf[kThreads];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  auto cta = cg::this_thread_block();
+  if (threadIdx.x == 0 && form != 4) init(&bar, form == 3 ? kThreads / 2 : kThreads);
+  __syncthreads();
+  const int i = threadIdx.x;
+  float sum = 0.0f;
+  for (int t = 0; t < tiles; ++t) {
+    if (form == 1) {
+      cuda::memcpy_async(cta, buf, in + t * kThreads, sizeof(float) * kThreads, bar);
+      cuda::barrier<cuda::thread_scope_block>::arrival_token token = bar.arrive();
+      bar.wait(std::move(token));
+    } else {
+      cuda::memcpy_async(&buf[i], &in[t * kThreads + i], sizeof(float), bar);
+      if (form == 2)
+        __syncthreads();
+      else
+        bar.arrive_and_wait();  // @barrier-wait
+    }
+    sum += buf[(i + 1) % kThreads];  // @barrier-read
+    __syncthreads();
+  }
+  out[i] = sum;
+}
+
 }  // namespace
+
+cudaError_t run_barrier_sum(const float* in, float* out, int tiles, int form) {
+  barrier_sum<<<2, kThreads>>>(in, out, tiles, form);
+  return cudaDeviceSynchronize();
+}
 
 cudaError_t run_thread_pipeline_sum(const float* in, float* out, int tiles, int bug) {
   thread_pipeline_sum<<<1, kThreads>>>(in, out, tiles, bug);

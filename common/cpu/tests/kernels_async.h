@@ -32,3 +32,7 @@ cudaError_t run_group_copy_bytes(const unsigned char* in, unsigned char* out, in
 // pipelined_sum with each thread's own cuda::pipeline. bug 0: consumer_wait(); 1: no wait;
 // 2: cuda::pipeline_consumer_wait_prior<1> (<0> for the last tile).
 cudaError_t run_thread_pipeline_sum(const float* in, float* out, int tiles, int bug);
+// The sum with a cuda::barrier (2 blocks, both store out[0..63]). form 0: each thread's copy, arrive_and_wait();
+// 1: the block's copy (group form), arrive() then wait(token); 2: a __syncthreads() instead of the arrival (bug);
+// 3: init(&bar, half the block) (unsupported here); 4: no init (bug).
+cudaError_t run_barrier_sum(const float* in, float* out, int tiles, int form);

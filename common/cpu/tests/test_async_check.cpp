@@ -1,5 +1,5 @@
 // Self-tests of check mode: asynchronous copies into shared memory (<cuda_pipeline.h>,
-// <cooperative_groups/memcpy_async.h>, <cuda/pipeline>): what a wait must come before,
+// <cooperative_groups/memcpy_async.h>, <cuda/pipeline>, <cuda/barrier>): what a wait must come before,
 // reported at the right line with the fix of the API used.
 #include "kernels_async.h"
 #include "test_util.h"
@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 // Asynchronous copies (kernels_async.cu): the correct double-buffered sum reports nothing; reading without the wait,
 // reading the buffer being filled and starting the next copy before the barrier are each reported at their lines.
@@ -105,6 +106,42 @@ TEST(CheckMode, GroupAsynchronousCopies) {
         for (int i = 0; i < n; ++i) want[at + i] = bytes[offset + i];
         ASSERT_EQ(dst.get(), want) << "offset " << offset << ", at " << at << ", " << n << " bytes";
       }
+}
+
+// A cuda::barrier of the block: both forms of arrival report nothing and sum right; reading before the arrival meets
+// copies still in flight, reported with the barrier's fix; a barrier never set up is barrier divergence, and one set
+// up for half the block is what the backend does not support (the finding `unsupported`), both at the wait's line.
+TEST(CheckMode, BlockBarriers) {
+  constexpr int kTiles = 5;
+  const std::vector<float> host = iota_floats(64 * kTiles);
+  DeviceBuffer<float> in(host), out(64);
+  const std::vector<float> expected = expected_pipelined_sums(host, kTiles);
+  course_cpu::take_diagnostics();
+  for (int form : {0, 1}) {
+    ASSERT_EQ(run_barrier_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
+    const auto d = course_cpu::take_diagnostics();
+    EXPECT_TRUE(d.empty()) << "form " << form << ": " << d[0].message;
+    EXPECT_EQ(out.get(), expected) << "form " << form;
+  }
+  ASSERT_EQ(run_barrier_sum(in.ptr, out.ptr, kTiles, 2), cudaSuccess);
+  const auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
+  const int read_line = line_of("kernels_async.cu", "@barrier-read");
+  const auto read = std::find_if(d.begin(), d.end(), [&](const auto& x) { return x.line == read_line; });
+  ASSERT_NE(read, d.end()) << (d.empty() ? std::string("no async-copy finding") : d[0].message);
+  EXPECT_NE(read->message.find("(cuda::memcpy_async) started by thread (1,0)"), std::string::npos) << read->message;
+  EXPECT_NE(read->message.find("has not arrived at the cuda::barrier"), std::string::npos) << read->message;
+  EXPECT_NE(read->message.find("bar.arrive_and_wait()"), std::string::npos) << read->message;
+
+  const int wait_line = line_of("kernels_async.cu", "@barrier-wait");
+  for (auto [form, category, text] :
+       {std::tuple{3, "unsupported", "set up for 32 threads and the block has 64"},
+        std::tuple{4, "barrier-divergence", "that init() did not set up in this block"}}) {
+    EXPECT_NE(run_barrier_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess) << "form " << form;
+    const auto f = of_category(course_cpu::take_diagnostics(), category);
+    ASSERT_FALSE(f.empty()) << "form " << form;
+    EXPECT_EQ(f[0].line, wait_line);
+    EXPECT_NE(f[0].message.find(text), std::string::npos) << f[0].message;
+  }
 }
 
 // A float4 read through a pointer to const is a checked read (lab 07 reads its tiles so): a pending copy and a word

@@ -87,6 +87,15 @@ TEST(FastMode, GroupAsynchronousCopies) {
   }
   ASSERT_EQ(run_thread_pipeline_sum(in.ptr, out.ptr, kTiles, 1), cudaSuccess);
   EXPECT_NE(out.get(), expected);
+  for (int form : {0, 1}) {  // a cuda::barrier: arrive_and_wait(), arrive() then wait()
+    ASSERT_EQ(run_barrier_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
+    EXPECT_EQ(out.get(), expected) << "barrier form " << form;
+  }
+  ASSERT_EQ(run_barrier_sum(in.ptr, out.ptr, kTiles, 2), cudaSuccess);  // no arrival: the copies land at the exit
+  EXPECT_NE(out.get(), expected);
+  course_cpu::take_diagnostics();
+  EXPECT_NE(run_barrier_sum(in.ptr, out.ptr, kTiles, 3), cudaSuccess);  // half the block: not supported
+  EXPECT_EQ(of_category(course_cpu::take_diagnostics(), "unsupported").size(), 1u);
 
   std::vector<unsigned char> bytes(320);
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(1 + i % 251);

@@ -160,9 +160,12 @@ TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
        "  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;\n"
        "  auto pipe = cuda::make_pipeline(cooperative_groups::this_thread_block(), &state);\n"
        "}\n"},
-      {"barrier.cu",
-       "#include <cuda/pipeline>\n"
-       "__global__ void k() { __shared__ cuda::barrier<cuda::thread_scope_block> bar; }\n"},
+      {"barrier_drop.cu",  // a barrier threads leave: only one that every thread of the block arrives at
+       "#include <cuda/barrier>\n"
+       "__global__ void k() { __shared__ cuda::barrier<cuda::thread_scope_block> bar; bar.arrive_and_drop(); }\n"},
+      {"device_barrier.cu",
+       "#include <cuda/barrier>\n"
+       "__device__ cuda::barrier<cuda::thread_scope_device> grid_barrier;\n__global__ void k() {}\n"},
       {"cooperative_launch.cu",
        "#include <cuda_runtime.h>\n__global__ void k() {}\n"
        "void f() { void* args[1]; cudaLaunchCooperativeKernel((void*)k, 1, 1, args); }\n"},

@@ -1,5 +1,5 @@
-// CPU backend of the course: the arguments of the asynchronous copies of <cooperative_groups/memcpy_async.h> and
-// <cuda/pipeline>, and what they share of libcu++ (cuda::thread_scope; cuda::aligned_size_t<N>, a byte count that
+// CPU backend of the course: the arguments of the asynchronous copies of <cooperative_groups/memcpy_async.h>,
+// <cuda/pipeline> and <cuda/barrier>, and what they share of libcu++ (cuda::thread_scope; cuda::aligned_size_t<N>, a byte count that
 // promises N-byte alignment of both addresses).
 #pragma once
 
@@ -24,7 +24,7 @@ struct aligned_size_t {
 namespace course_cpu::detail {
 
 // Which API started a copy: messages name it and its wait.
-enum class CopyApi { group = 0, pipeline = 1 };
+enum class CopyApi { group = 0, pipeline = 1, barrier = 2 };
 
 template <class T>
 inline constexpr bool is_copy_count = std::is_integral_v<T>;
