@@ -2,6 +2,7 @@
 Everything here only shapes what a student reads; no verdict or score ever depends on it."""
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -79,6 +80,34 @@ def backend_gap(text: str, headers: Path) -> str:
         if not any(os.path.normpath(m.group("file")).startswith(root) for root in roots):
             continue
         return m.group("text").split(GAP_MARKER, 1)[1].strip().rstrip('"').strip()
+    return ""
+
+
+# The compiler's own report of an #include it cannot find (g++, then clang), at the start of an error line: an #error
+# prints "error: #error ...", never this.
+_MISSING_HEADER = re.compile(
+    r"^[^\s:][^:]*:\d+:(?:\d+:)? fatal error: (?:'(?P<clang>[^']+)' file not found|(?P<gcc>[^:\s]+): No such file or "
+    r"directory)$"
+)
+
+
+@functools.cache
+def cuda_headers() -> frozenset[str]:
+    """The public headers of the CUDA toolkit (cuda_headers.txt, made by grader/tools/cuda_headers.py)."""
+    text = (Path(__file__).with_name("cuda_headers.txt")).read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+def missing_cuda_header(text: str) -> str:
+    """A CUDA toolkit header that the CPU backend does not provide, from a build's compiler output: "<cuda/ptx>" when
+    the compiler could not find an #include of a name in the toolkit's list (nvcc would have found it: the backend's
+    gap, so not-graded); '' for any other missing file (a typo, a file not submitted: the student's build-error)."""
+    for line in text.splitlines():
+        m = _MISSING_HEADER.match(line.strip())
+        if m:
+            name = m.group("clang") or m.group("gcc")
+            if name in cuda_headers():
+                return f"the header <{name}>"
     return ""
 
 

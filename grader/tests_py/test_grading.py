@@ -378,6 +378,26 @@ class BackendGaps(unittest.TestCase):
         log = '/course/common/cpu/include/cuda_fp16.h:3:2: error: #error "course-cpu-unsupported: <cuda_fp16.h>"\n'
         self.assertEqual(diagnostics.backend_gap(log, self.HEADERS), "<cuda_fp16.h>")
 
+    def test_a_cuda_header_the_backend_lacks(self):
+        for log in (
+            "/w/student-0/07_double_buffering/double_buffered_gemm.cu:8:10: fatal error: cuda/ptx: No such file or "
+            "directory\ncompilation terminated.\n",
+            "/w/s/07_double_buffering/double_buffered_gemm.cu:8:10: fatal error: 'cuda/ptx' file not found\n",
+        ):
+            self.assertEqual(diagnostics.missing_cuda_header(log), "the header <cuda/ptx>")
+        self.assertIn("cuda_fp16.h", diagnostics.cuda_headers())
+        self.assertIn("cuda/std/cstdint", diagnostics.cuda_headers())
+
+    def test_a_missing_file_that_is_no_cuda_header_is_the_students(self):
+        for log in (
+            "/w/s/07_double_buffering/double_buffered_gemm.cu:3:10: fatal error: lab07_double_bufering.h: No such "
+            "file or directory\n",
+            "/w/s/07_double_buffering/double_buffered_gemm.cu:3:10: fatal error: cuda/nothing: No such file or "
+            "directory\n",
+            '/w/s/07.cu:3:2: error: #error "fatal error: cuda/ptx: No such file or directory"\n',
+        ):
+            self.assertEqual(diagnostics.missing_cuda_header(log), "", log)
+
     def test_ordinary_errors_and_a_students_own_marker_are_not_gaps(self):
         log = (
             "/w/student-0/06_reduction/reduction.cu:3:5: error: 'idx' was not declared in this scope\n"

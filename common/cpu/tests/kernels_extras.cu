@@ -1,6 +1,11 @@
 // Self-test kernels of the extra intrinsics (course_cpu/device_extras.h) and runtime API, rewritten in both modes.
 #include "kernels_extras.h"
 
+#include <cuda/cmath>
+#include <cuda/std/array>
+#include <cuda/std/cstdint>
+#include <cuda/std/limits>
+#include <cuda/std/utility>
 #include <math_constants.h>
 
 __global__ void cache_hints(const float* in, float* out, int n) {
@@ -105,5 +110,20 @@ __global__ void bigLocalArray(float* out) {
 }
 cudaError_t run_big_local_array(float* out) {
   bigLocalArray<<<1, 64>>>(out);
+  return cudaDeviceSynchronize();
+}
+
+// libcu++'s standard library and integer helpers in device code (what each out[k] holds: kernels_extras.h).
+__global__ void libcu_std(const float* in, float* out, int n) {
+  cuda::std::array<float, 3> a{in[0], in[1], in[2]};
+  const cuda::std::int32_t i = static_cast<cuda::std::int32_t>(threadIdx.x);
+  cuda::std::pair<float, int> p{cuda::std::min(a[0], a[1]), i};
+  out[i * 4] = p.first;
+  out[i * 4 + 1] = cuda::std::numeric_limits<float>::max();
+  out[i * 4 + 2] = static_cast<float>(cuda::ceil_div(n, 16) + cuda::round_up(n, 16) + cuda::round_down(n, 16));
+  out[i * 4 + 3] = static_cast<float>(cuda::ilog2(n) * 100 + cuda::ilog10(n));
+}
+cudaError_t run_libcu_std(const float* in, float* out, int n) {
+  libcu_std<<<1, 2>>>(in, out, n);
   return cudaDeviceSynchronize();
 }

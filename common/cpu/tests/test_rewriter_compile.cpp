@@ -163,6 +163,9 @@ TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
       {"barrier_drop.cu",  // a barrier threads leave: only one that every thread of the block arrives at
        "#include <cuda/barrier>\n"
        "__global__ void k() { __shared__ cuda::barrier<cuda::thread_scope_block> bar; bar.arrive_and_drop(); }\n"},
+      {"tma.cu",  // libcu++'s Hopper bulk copies that go with a barrier
+       "#include <cuda/barrier>\n"
+       "__global__ void k() { cuda::device::experimental::fence_proxy_async_shared_cta(); }\n"},
       {"device_barrier.cu",
        "#include <cuda/barrier>\n"
        "__device__ cuda::barrier<cuda::thread_scope_device> grid_barrier;\n__global__ void k() {}\n"},
