@@ -340,7 +340,7 @@ class RuntimeGaps(unittest.TestCase):
     GAP = (
         "[unsupported] 07_double_buffering/double_buffered_gemm.cu:41: the CPU backend does not support this use of "
         "the cuda::barrier at line 41 (thread (0,0) of block (0,0)): it was set up for 32 threads and the block has "
-        "256; it supports a barrier that every thread of the block arrives at once per phase."
+        "256; it supports a barrier or pipeline that every thread of the block arrives at once per phase."
     )
 
     def case(self, *texts: str) -> gtest.TestCase:

@@ -192,11 +192,11 @@ void group_async_copy(const check::Site* site, unsigned rank, unsigned size, voi
 }
 
 // cuda::memcpy_async(..., barrier): the thread's share, to complete when it arrives at the barrier (arrival_copies).
-void barrier_async_copy(const void* barrier, const char* file, unsigned line, unsigned rank, unsigned size, void* dst,
-                        const void* src, std::size_t bytes) {
+void barrier_async_copy(const void* barrier, CopyApi api, const char* file, unsigned line, unsigned rank, unsigned size,
+                        void* dst, const void* src, std::size_t bytes) {
   ThreadSlot* t = tl_slot;
   const std::size_t before = t != nullptr ? t->copies.size() : 0;
-  group_async_copy(group_copy_site(CopyApi::barrier, file, line), rank, size, dst, src, bytes);
+  group_async_copy(group_copy_site(api, file, line), rank, size, dst, src, bytes);
   if (t == nullptr) return;
   for (std::size_t i = before; i < t->copies.size(); ++i) {
     t->copies[i].group = PendingCopy::kAtArrival;

@@ -257,7 +257,8 @@ std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, c
          "(pipe.consumer_wait(), or cuda::pipeline_consumer_wait_prior<n>(pipe), where n is how many newer stages may "
          "stay in flight), and then every thread must pass a __syncthreads() before any thread uses the data";
     if (who.t.linear == copy.thread) m << " (its own copies need only the wait)";
-    m << ".";
+    m << ". A pipeline of the whole block (cuda::make_pipeline(group, &shared_state)) has that barrier in its "
+         "consumer_wait().";
     return m.str();
   }
   m << " The thread that starts a copy must commit it (__pipeline_commit()) and wait for it "

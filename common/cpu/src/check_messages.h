@@ -191,11 +191,11 @@ extern const char kBarrierCopySiteName[];
 std::string bad_copy_source_text(std::uint32_t bytes);
 
 // ---- cuda::barrier (launch_messages.cpp) ------------------------------------------
-// A thread arrived at a barrier that init() did not set up in its block.
-std::string barrier_not_initialized_text(const Who& who, int line);
-// What the CPU backend does not support at run time (the finding `unsupported`): a barrier set up for `expected`
-// threads in a block of another size, or an arrival of `update` (not 1) at once.
-std::string barrier_unsupported_text(const Who& who, int line, long long expected, long long update);
+// A thread arrived at a barrier (`what`: "cuda::barrier") that init() did not set up in its block.
+std::string barrier_not_initialized_text(const Who& who, const char* what, int line);
+// What the CPU backend does not support at run time (the finding `unsupported`): a barrier (or a pipeline, `what`)
+// set up for `expected` threads in a block of another size, or an arrival of `update` (not 1) at once.
+std::string barrier_unsupported_text(const Who& who, const char* what, int line, long long expected, long long update);
 // A copy of `size` bytes whose destination (or source) address is not a multiple of the size.
 MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address);
 

@@ -33,17 +33,17 @@ std::uint64_t barrier_block() {
 }
 
 void barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::uint64_t block, std::ptrdiff_t update,
-                    const char* file, unsigned line) {
+                    const char* file, unsigned line, const char* what) {
   Worker* w = tl_worker;
   ThreadSlot* t = tl_slot;
   if (w == nullptr || t == nullptr) return;  // host code
   const Who who{*w, *t};
   if (block != w->block.serial)
     stop_at_barrier(*w, *t, "barrier-divergence", file, line,
-                    barrier_not_initialized_text(who, static_cast<int>(line)));
+                    barrier_not_initialized_text(who, what, static_cast<int>(line)));
   if (update != 1 || expected != static_cast<std::ptrdiff_t>(w->block.nthreads))
     stop_at_barrier(*w, *t, "unsupported", file, line,
-                    barrier_unsupported_text(who, static_cast<int>(line), expected, update));
+                    barrier_unsupported_text(who, what, static_cast<int>(line), expected, update));
   arrival_copies(*w, *t, barrier);
 }
 

@@ -208,8 +208,8 @@ std::string bad_copy_source_text(std::uint32_t bytes) {
          " bytes run past its end)";
 }
 
-std::string barrier_not_initialized_text(const Who& who, int line) {
-  return "thread " + who.thread() + " of block " + who.block() + " arrives at a cuda::barrier at line " +
+std::string barrier_not_initialized_text(const Who& who, const char* what, int line) {
+  return "thread " + who.thread() + " of block " + who.block() + " arrives at a " + what + " at line " +
          std::to_string(line) +
          " that init() did not set up in this block, so on a GPU what it does is undefined (it may hang: a "
          "__shared__ barrier holds whatever that memory held). Every block must set its barrier up before any of its "
@@ -217,18 +217,18 @@ std::string barrier_not_initialized_text(const Who& who, int line) {
          "`__syncthreads();`.";
 }
 
-std::string barrier_unsupported_text(const Who& who, int line, long long expected, long long update) {
-  std::string m = "the CPU backend does not support this use of the cuda::barrier at line " + std::to_string(line) +
-                  " (thread " + who.thread() + " of block " + who.block() + "): ";
+std::string barrier_unsupported_text(const Who& who, const char* what, int line, long long expected, long long update) {
+  std::string m = std::string("the CPU backend does not support this use of the ") + what + " at line " +
+                  std::to_string(line) + " (thread " + who.thread() + " of block " + who.block() + "): ";
   if (update != 1)
     m += "arrive(" + std::to_string(update) + ") arrives " + std::to_string(update) + " times at once";
   else
     m += "it was set up for " + std::to_string(expected) + " threads and the block has " +
          std::to_string(who.w.block.nthreads);
   return m +
-         "; it supports a barrier that every thread of the block arrives at once per phase. This is a gap of the "
-         "backend, not a mistake in your code: the grader marks the lab not-graded on the CPU backend, and a GPU "
-         "grades it.";
+         "; it supports a barrier or pipeline that every thread of the block arrives at once per phase. This is a gap "
+         "of the backend, not a mistake in your code: the grader marks the lab not-graded on the CPU backend, and a "
+         "GPU grades it.";
 }
 
 MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address) {

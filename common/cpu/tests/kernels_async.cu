@@ -174,7 +174,54 @@ __global__ void barrier_sum(const float* in, float* out, int tiles, int form) {
   out[i] = sum;
 }
 
+// The sum with a pipeline of the whole block (cuda::pipeline_shared_state, two stages): the next tile is copied
+// between producer_acquire and producer_commit while the block adds up the current one. form 0: each thread copies
+// its element; 1: the block copies the tile together (the group form); 2 (bug): no consumer_wait() (a
+// __syncthreads() in its place); 3: a pipeline of one warp's group (the backend does not support it).
+__global__ void block_pipeline_sum(const float* in, float* out, int tiles, int form) {
+  __shared__ float buf[2][kThreads];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;
+  auto cta = cg::this_thread_block();
+  const int i = threadIdx.x;
+  auto copy = [&](cuda::pipeline<cuda::thread_scope_block>& pipe, int t) {
+    pipe.producer_acquire();
+    if (form == 1)
+      cuda::memcpy_async(cta, buf[t % 2], in + t * kThreads, sizeof(float) * kThreads, pipe);
+    else
+      cuda::memcpy_async(&buf[t % 2][i], &in[t * kThreads + i], sizeof(float), pipe);
+    pipe.producer_commit();
+  };
+  auto body = [&](cuda::pipeline<cuda::thread_scope_block>& pipe) {
+    float sum = 0.0f;
+    copy(pipe, 0);
+    for (int t = 0; t < tiles; ++t) {
+      if (t + 1 < tiles) copy(pipe, t + 1);
+      if (form == 2)
+        __syncthreads();
+      else
+        pipe.consumer_wait();                 // @block-pipe-wait
+      sum += buf[t % 2][(i + 1) % kThreads];  // @block-pipe-read
+      pipe.consumer_release();
+    }
+    out[i] = sum;
+  };
+  if (form == 3) {
+    auto warp = cg::tiled_partition<32>(cta);
+    cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(warp, &state);
+    body(pipe);
+  } else {
+    cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(cta, &state);
+    body(pipe);
+  }
+}
+
 }  // namespace
+
+cudaError_t run_block_pipeline_sum(const float* in, float* out, int tiles, int form) {
+  block_pipeline_sum<<<2, kThreads>>>(in, out, tiles, form);
+  return cudaDeviceSynchronize();
+}
 
 cudaError_t run_barrier_sum(const float* in, float* out, int tiles, int form) {
   barrier_sum<<<2, kThreads>>>(in, out, tiles, form);

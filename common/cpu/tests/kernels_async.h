@@ -36,3 +36,6 @@ cudaError_t run_thread_pipeline_sum(const float* in, float* out, int tiles, int 
 // 1: the block's copy (group form), arrive() then wait(token); 2: a __syncthreads() instead of the arrival (bug);
 // 3: init(&bar, half the block) (unsupported here); 4: no init (bug).
 cudaError_t run_barrier_sum(const float* in, float* out, int tiles, int form);
+// The sum with a pipeline of the whole block (2 blocks). form 0: each thread's copy; 1: the block's copy (group
+// form); 2: a __syncthreads() instead of consumer_wait() (bug); 3: make_pipeline of one warp (unsupported here).
+cudaError_t run_block_pipeline_sum(const float* in, float* out, int tiles, int form);

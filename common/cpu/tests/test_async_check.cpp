@@ -144,6 +144,33 @@ TEST(CheckMode, BlockBarriers) {
   }
 }
 
+// A pipeline of the whole block: both copy forms report nothing and sum right; without consumer_wait() the reads meet
+// copies still in flight; a pipeline of one warp's group is what the backend does not support.
+TEST(CheckMode, BlockPipelines) {
+  constexpr int kTiles = 5;
+  const std::vector<float> host = iota_floats(64 * kTiles);
+  DeviceBuffer<float> in(host), out(64);
+  const std::vector<float> expected = expected_pipelined_sums(host, kTiles);
+  course_cpu::take_diagnostics();
+  for (int form : {0, 1}) {
+    ASSERT_EQ(run_block_pipeline_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
+    const auto d = course_cpu::take_diagnostics();
+    EXPECT_TRUE(d.empty()) << "form " << form << ": " << d[0].message;
+    EXPECT_EQ(out.get(), expected) << "form " << form;
+  }
+  ASSERT_EQ(run_block_pipeline_sum(in.ptr, out.ptr, kTiles, 2), cudaSuccess);
+  const auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
+  const int read_line = line_of("kernels_async.cu", "@block-pipe-read");
+  const auto read = std::find_if(d.begin(), d.end(), [&](const auto& x) { return x.line == read_line; });
+  ASSERT_NE(read, d.end()) << (d.empty() ? std::string("no async-copy finding") : d[0].message);
+  EXPECT_NE(read->message.find("(cuda::memcpy_async)"), std::string::npos) << read->message;
+  EXPECT_NE(run_block_pipeline_sum(in.ptr, out.ptr, kTiles, 3), cudaSuccess);
+  const auto u = of_category(course_cpu::take_diagnostics(), "unsupported");
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].line, line_of("kernels_async.cu", "@block-pipe-wait"));
+  EXPECT_NE(u[0].message.find("this use of the cuda::pipeline"), std::string::npos) << u[0].message;
+}
+
 // A float4 read through a pointer to const is a checked read (lab 07 reads its tiles so): a pending copy and a word
 // nobody wrote are reported at it; the correct kernel reports nothing.
 TEST(CheckMode, VectorReadsThroughConstPointers) {

@@ -93,6 +93,12 @@ TEST(FastMode, GroupAsynchronousCopies) {
   }
   ASSERT_EQ(run_barrier_sum(in.ptr, out.ptr, kTiles, 2), cudaSuccess);  // no arrival: the copies land at the exit
   EXPECT_NE(out.get(), expected);
+  for (int form : {0, 1}) {  // a pipeline of the whole block: each thread's copies, the group's
+    ASSERT_EQ(run_block_pipeline_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
+    EXPECT_EQ(out.get(), expected) << "block pipeline form " << form;
+  }
+  ASSERT_EQ(run_block_pipeline_sum(in.ptr, out.ptr, kTiles, 2), cudaSuccess);  // no consumer_wait()
+  EXPECT_NE(out.get(), expected);
   course_cpu::take_diagnostics();
   EXPECT_NE(run_barrier_sum(in.ptr, out.ptr, kTiles, 3), cudaSuccess);  // half the block: not supported
   EXPECT_EQ(of_category(course_cpu::take_diagnostics(), "unsupported").size(), 1u);

@@ -154,11 +154,13 @@ TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
        "__global__ void k() { auto g = cooperative_groups::labeled_partition(cooperative_groups::this_thread_block(), "
        "1); }\n"},
       {"half.cu", "#include <cuda_fp16.h>\n__global__ void k(__half* h) {}\n"},
-      {"block_pipeline.cu",  // a pipeline shared by the block: only a thread's own is provided
+      {"partitioned_pipeline.cu",  // a block's pipeline of producers and consumers: only a unified one is provided
        "#include <cooperative_groups.h>\n#include <cuda/pipeline>\n"
        "__global__ void k() {\n"
        "  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;\n"
-       "  auto pipe = cuda::make_pipeline(cooperative_groups::this_thread_block(), &state);\n"
+       "  auto pipe = cuda::make_pipeline(cooperative_groups::this_thread_block(), &state,\n"
+       "                                  threadIdx.x < 32 ? cuda::pipeline_role::producer : "
+       "cuda::pipeline_role::consumer);\n"
        "}\n"},
       {"barrier_drop.cu",  // a barrier threads leave: only one that every thread of the block arrives at
        "#include <cuda/barrier>\n"
