@@ -23,6 +23,7 @@ void Rewriter::instrument() {
         reference_declaration(k, fn, local);
         continue;
       }
+      if (is_punct(k, "(") && !in_declaration(k) && assigned_conditional(k, fn, local)) continue;
       if ((is_punct(k, "*") || is_punct(k, "(")) && !in_declaration(k)) {
         Deref d{};
         std::size_t close = npos, last = npos;

@@ -253,8 +253,15 @@ class Rewriter {
   // A non-const `float& m = c ? s[i] : s[j];` becomes `auto&& m = ::course_cpu::check::either(c, s[i], s[j]);`.
   void reference_declaration(std::size_t k, Function& fn, const std::set<std::string>& local);
   // The initializer from token init is `c ? X : Y ;` where X or Y is a whole proxy: the `?`, the `:` and Y's last token.
+  // With `close` (a `)`), the conditional is the text from init up to that token instead.
   bool conditional_of_proxies(std::size_t init, const Function& fn, const std::set<std::string>& local,
-                              std::size_t* question, std::size_t* colon, std::size_t* last) const;
+                              std::size_t* question, std::size_t* colon, std::size_t* last,
+                              std::size_t close = npos) const;
+  // `(c ? s[i] : s[j]) = v;` (or `+=`, ..., `++`) at the `(` token k: the conditional assigned to becomes
+  // `(::course_cpu::check::either(c, s[i], s[j]))`, an lvalue of the chosen element as in CUDA. False: not that form.
+  bool assigned_conditional(std::size_t k, const Function& fn, const std::set<std::string>& local);
+  // Rewrites the conditional of proxies [init, last] with its `?` and `:` into either(c, X, Y).
+  void either_edits(std::size_t init, std::size_t question, std::size_t colon, std::size_t last);
 
   // ---- output (rewriter.cpp) ----------------------------------------------------------
   // Directives (preprocessor tokens) are rewritten by several passes; each reads the text the earlier ones left

@@ -302,34 +302,54 @@ void Rewriter::reference_declaration(std::size_t k, Function& fn, const std::set
   if (type == k || angle != 0) return;
   if (question != npos) {
     if (is_const) return;  // a const reference may bind the value the operands are wrapped in
-    // `either(c, s[i], s[j])`: the element proxy both operands make, or a reference to the chosen element.
-    edits_.push_back({init, init, "::course_cpu::check::either("});
-    edits_.push_back({question, question + 1, ","});
-    edits_.push_back({colon, colon + 1, ","});
-    edits_.push_back({last + 1, last + 1, ")"});
-    lvalue_operands_.insert(next(question));
-    lvalue_operands_.insert(next(colon));
+    either_edits(init, question, colon, last);
   }
   const std::string spacing = k + 1 < toks_.size() && is_blank(toks_[k + 1]) ? "" : " ";
   edits_.push_back({type, k + 1, (is_const ? "const auto&" : "auto&&") + spacing});
   fn.proxy_refs.insert(std::string(toks_[name].text));
 }
 
+void Rewriter::either_edits(std::size_t init, std::size_t question, std::size_t colon, std::size_t last) {
+  // `either(c, s[i], s[j])`: the element proxy both operands make, or a reference to the chosen element.
+  edits_.push_back({init, init, "::course_cpu::check::either("});
+  edits_.push_back({question, question + 1, ","});
+  edits_.push_back({colon, colon + 1, ","});
+  edits_.push_back({last + 1, last + 1, ")"});
+  lvalue_operands_.insert(next(question));
+  lvalue_operands_.insert(next(colon));
+}
+
+bool Rewriter::assigned_conditional(std::size_t k, const Function& fn, const std::set<std::string>& local) {
+  const std::size_t close = match(k);
+  if (close == npos || close >= fn.body_close) return false;
+  const std::size_t after = next(close), before = prev(k);
+  static const std::set<std::string_view> assign = {
+      "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"};
+  const bool assigned = (after != npos && toks_[after].kind == Tok::punct && assign.count(toks_[after].text)) ||
+                        (before != npos && (is_punct(before, "++") || is_punct(before, "--")));
+  if (!assigned) return false;
+  std::size_t question = npos, colon = npos, last = npos;
+  if (!conditional_of_proxies(next(k), fn, local, &question, &colon, &last, close)) return false;
+  either_edits(next(k), question, colon, last);
+  return true;
+}
+
 bool Rewriter::conditional_of_proxies(std::size_t init, const Function& fn, const std::set<std::string>& local,
-                                      std::size_t* question, std::size_t* colon, std::size_t* last) const {
-  // c ? X : Y ;  with one `?` at depth 0 and X, Y proxies
+                                      std::size_t* question, std::size_t* colon, std::size_t* last,
+                                      std::size_t close) const {
+  // c ? X : Y ;  (or up to `close`) with one `?` at depth 0 and X, Y proxies
   std::size_t q = init;
-  while (q < toks_.size() && !is_punct(q, "?")) {
+  while (q < toks_.size() && q != close && !is_punct(q, "?")) {
     if (is_punct(q, ";") || is_punct(q, ",") || is_punct(q, ":") || is_punct(q, "=") || is_close(q)) return false;
     if (is_open(q)) q = match(q);
     q = next(q);
   }
-  if (q >= toks_.size() || q == init) return false;
+  if (q >= toks_.size() || q == close || q == init) return false;
   // Each operand runs to the `:` or `;` at depth 0; at least one of them is a whole proxy (the other an lvalue of the
   // element's type, as CUDA requires).
   const auto operand = [&](std::size_t first, std::string_view end, std::size_t* op_last, bool* proxy) {
     std::size_t k = first, final_tok = npos;
-    while (k < toks_.size() && !is_punct(k, end)) {
+    while (k < toks_.size() && !(end.empty() ? k == close : is_punct(k, end))) {
       if (is_punct(k, ";") || is_punct(k, "?") || is_punct(k, ":") || is_punct(k, ",") || is_close(k)) return false;
       if (is_open(k)) k = match(k);
       final_tok = k;
@@ -345,7 +365,7 @@ bool Rewriter::conditional_of_proxies(std::size_t init, const Function& fn, cons
   bool x_proxy = false, y_proxy = false;
   if (!operand(next(q), ":", &x_last, &x_proxy)) return false;
   const std::size_t c = next(x_last);
-  if (!operand(next(c), ";", &y_last, &y_proxy) || !(x_proxy || y_proxy)) return false;
+  if (!operand(next(c), close == npos ? ";" : "", &y_last, &y_proxy) || !(x_proxy || y_proxy)) return false;
   *question = q;
   *colon = c;
   *last = y_last;

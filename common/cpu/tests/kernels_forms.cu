@@ -10,7 +10,7 @@
 #include <cstdio>
 
 // A conditional whose operands are elements is an lvalue: a reference binds to the chosen element (two shared
-// elements, a shared and a global one, a local and a shared one).
+// elements, a shared and a global one, a local and a shared one), and an assignment or ++ changes it.
 __global__ void conditionalReferences(float* g, float* out) {
   __shared__ float s[64];
   const int t = threadIdx.x;  // 32 threads
@@ -24,6 +24,9 @@ __global__ void conditionalReferences(float* g, float* out) {
   either_memory *= 2.0f;
   float& maybe_local = t > 100 ? local : s[t + 32];
   maybe_local -= 1.0f;
+  ((t & 2) ? s[t] : s[t + 32]) += 10000.0f;  // assigned to, not bound to a reference
+  (t % 5 == 0 ? g[t] : s[t]) = 0.5f;
+  ++((t & 4) ? s[t + 32] : s[t]);
   __syncthreads();
   out[t] = s[t] + s[t + 32] + local;
 }

@@ -29,8 +29,12 @@ TEST(Forms, AConditionalOfElementsIsAnLvalue) {
     (t & 1 ? lo : hi) += 1000.0f;
     if (t % 3 == 0) lo *= 2.0f;
     hi -= 1.0f;
+    ((t & 2) ? lo : hi) += 10000.0f;
+    if (t % 5 != 0) lo = 0.5f;
+    ++((t & 4) ? hi : lo);
     EXPECT_EQ(got[t], lo + hi - 1.0f) << t;
-    EXPECT_EQ(g_after[t], t % 3 == 0 ? g_before[t] : 2.0f * g_before[t]) << t;
+    const float g_scaled = t % 3 == 0 ? g_before[t] : 2.0f * g_before[t];
+    EXPECT_EQ(g_after[t], t % 5 == 0 ? 0.5f : g_scaled) << t;
   }
 }
 

@@ -495,6 +495,28 @@ TEST(Rewriter, PrintfInMacrosPassesValues) {
   EXPECT_TRUE(contains(out, "#define ERR(x) fprintf(stderr, \"%d\", x); obj.printf(x)\n")) << out;
 }
 
+TEST(Rewriter, AnAssignedConditionalOfElementsIsTheChosenElement) {
+  const std::string src =
+      "__global__ void k(float* g, int n) {\n"
+      "  __shared__ float s[32];\n"
+      "  (n > 1 ? s[n] : s[0]) = 1.0f;\n"
+      "  ++(n ? g[n] : s[n]);\n"
+      "  float v = (n ? s[1] : s[2]) + 1.0f;\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out,
+                       "(::course_cpu::check::either(n > 1 , COURSE_CHECKED(s, __LINE__)[n] , "
+                       "COURSE_CHECKED(s, __LINE__)[0])) = 1.0f;"))
+      << out;
+  EXPECT_TRUE(contains(out,
+                       "++(::course_cpu::check::either(n , COURSE_CHECKED(g, __LINE__)[n] , "
+                       "COURSE_CHECKED(s, __LINE__)[n]));"))
+      << out;
+  // Read, not assigned: the operands are values, as before.
+  EXPECT_FALSE(contains(out, "either(n ,  COURSE_CHECKED(s, __LINE__)[1]")) << out;
+}
+
 TEST(Rewriter, AReferenceToAConditionalOfElementsBindsTheChosenElement) {
   const std::string src =
       "__global__ void k(float* g, int n) {\n"
