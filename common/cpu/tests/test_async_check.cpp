@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <tuple>
 
@@ -108,36 +109,62 @@ TEST(CheckMode, GroupAsynchronousCopies) {
       }
 }
 
+namespace {
+
+using SumKernel = cudaError_t (*)(const float* in, float* out, int tiles, int form);
+constexpr int kSumTiles = 5;
+
+// The correct forms of a double-buffered sum (kernels_async.h) report nothing and store the sums.
+void expect_clean_sums(SumKernel run, std::initializer_list<int> forms) {
+  const std::vector<float> host = iota_floats(64 * kSumTiles);
+  DeviceBuffer<float> in(host), out(64);
+  course_cpu::take_diagnostics();
+  for (int form : forms) {
+    ASSERT_EQ(run(in.ptr, out.ptr, kSumTiles, form), cudaSuccess);
+    const auto d = course_cpu::take_diagnostics();
+    EXPECT_TRUE(d.empty()) << "form " << form << ": " << d[0].message;
+    EXPECT_EQ(out.get(), expected_pipelined_sums(host, kSumTiles)) << "form " << form;
+  }
+}
+
+// What form `form` of a sum reports: the launch's error and its findings of `category`.
+std::vector<course_cpu::Diagnostic> findings_of(SumKernel run, int form, const char* category, cudaError_t* error) {
+  DeviceBuffer<float> in(iota_floats(64 * kSumTiles)), out(64);
+  course_cpu::take_diagnostics();
+  *error = run(in.ptr, out.ptr, kSumTiles, form);
+  return of_category(course_cpu::take_diagnostics(), category);
+}
+
+// The async-copy finding at the line of `marker` of form `form`, which reads before its wait ("" if there is none).
+std::string early_read(SumKernel run, int form, const char* marker) {
+  cudaError_t error = cudaSuccess;
+  const auto d = findings_of(run, form, "async-copy", &error);
+  EXPECT_EQ(error, cudaSuccess);
+  const int line = line_of("kernels_async.cu", marker);
+  const auto read = std::find_if(d.begin(), d.end(), [&](const auto& x) { return x.line == line; });
+  return read == d.end() ? std::string() : read->message;
+}
+
+}  // namespace
+
 // A cuda::barrier of the block: both forms of arrival report nothing and sum right; reading before the arrival meets
 // copies still in flight, reported with the barrier's fix; a barrier never set up is barrier divergence, and one set
 // up for half the block is what the backend does not support (the finding `unsupported`), both at the wait's line.
 TEST(CheckMode, BlockBarriers) {
-  constexpr int kTiles = 5;
-  const std::vector<float> host = iota_floats(64 * kTiles);
-  DeviceBuffer<float> in(host), out(64);
-  const std::vector<float> expected = expected_pipelined_sums(host, kTiles);
-  course_cpu::take_diagnostics();
-  for (int form : {0, 1}) {
-    ASSERT_EQ(run_barrier_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
-    const auto d = course_cpu::take_diagnostics();
-    EXPECT_TRUE(d.empty()) << "form " << form << ": " << d[0].message;
-    EXPECT_EQ(out.get(), expected) << "form " << form;
-  }
-  ASSERT_EQ(run_barrier_sum(in.ptr, out.ptr, kTiles, 2), cudaSuccess);
-  const auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
-  const int read_line = line_of("kernels_async.cu", "@barrier-read");
-  const auto read = std::find_if(d.begin(), d.end(), [&](const auto& x) { return x.line == read_line; });
-  ASSERT_NE(read, d.end()) << (d.empty() ? std::string("no async-copy finding") : d[0].message);
-  EXPECT_NE(read->message.find("(cuda::memcpy_async) started by thread (1,0)"), std::string::npos) << read->message;
-  EXPECT_NE(read->message.find("has not arrived at the cuda::barrier"), std::string::npos) << read->message;
-  EXPECT_NE(read->message.find("bar.arrive_and_wait()"), std::string::npos) << read->message;
+  expect_clean_sums(run_barrier_sum, {0, 1});
+  const std::string read = early_read(run_barrier_sum, 2, "@barrier-read");
+  ASSERT_FALSE(read.empty()) << "no async-copy finding at the read";
+  EXPECT_NE(read.find("(cuda::memcpy_async) started by thread (1,0)"), std::string::npos) << read;
+  EXPECT_NE(read.find("has not arrived at the cuda::barrier"), std::string::npos) << read;
+  EXPECT_NE(read.find("bar.arrive_and_wait()"), std::string::npos) << read;
 
   const int wait_line = line_of("kernels_async.cu", "@barrier-wait");
   for (auto [form, category, text] :
        {std::tuple{3, "unsupported", "set up for 32 threads and the block has 64"},
         std::tuple{4, "barrier-divergence", "that init() did not set up in this block"}}) {
-    EXPECT_NE(run_barrier_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess) << "form " << form;
-    const auto f = of_category(course_cpu::take_diagnostics(), category);
+    cudaError_t error = cudaSuccess;
+    const auto f = findings_of(run_barrier_sum, form, category, &error);
+    EXPECT_NE(error, cudaSuccess) << "form " << form;
     ASSERT_FALSE(f.empty()) << "form " << form;
     EXPECT_EQ(f[0].line, wait_line);
     EXPECT_NE(f[0].message.find(text), std::string::npos) << f[0].message;
@@ -147,25 +174,13 @@ TEST(CheckMode, BlockBarriers) {
 // A pipeline of the whole block: both copy forms report nothing and sum right; without consumer_wait() the reads meet
 // copies still in flight; a pipeline of one warp's group is what the backend does not support.
 TEST(CheckMode, BlockPipelines) {
-  constexpr int kTiles = 5;
-  const std::vector<float> host = iota_floats(64 * kTiles);
-  DeviceBuffer<float> in(host), out(64);
-  const std::vector<float> expected = expected_pipelined_sums(host, kTiles);
-  course_cpu::take_diagnostics();
-  for (int form : {0, 1}) {
-    ASSERT_EQ(run_block_pipeline_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
-    const auto d = course_cpu::take_diagnostics();
-    EXPECT_TRUE(d.empty()) << "form " << form << ": " << d[0].message;
-    EXPECT_EQ(out.get(), expected) << "form " << form;
-  }
-  ASSERT_EQ(run_block_pipeline_sum(in.ptr, out.ptr, kTiles, 2), cudaSuccess);
-  const auto d = of_category(course_cpu::take_diagnostics(), "async-copy");
-  const int read_line = line_of("kernels_async.cu", "@block-pipe-read");
-  const auto read = std::find_if(d.begin(), d.end(), [&](const auto& x) { return x.line == read_line; });
-  ASSERT_NE(read, d.end()) << (d.empty() ? std::string("no async-copy finding") : d[0].message);
-  EXPECT_NE(read->message.find("(cuda::memcpy_async)"), std::string::npos) << read->message;
-  EXPECT_NE(run_block_pipeline_sum(in.ptr, out.ptr, kTiles, 3), cudaSuccess);
-  const auto u = of_category(course_cpu::take_diagnostics(), "unsupported");
+  expect_clean_sums(run_block_pipeline_sum, {0, 1});
+  const std::string read = early_read(run_block_pipeline_sum, 2, "@block-pipe-read");
+  ASSERT_FALSE(read.empty()) << "no async-copy finding at the read";
+  EXPECT_NE(read.find("(cuda::memcpy_async)"), std::string::npos) << read;
+  cudaError_t error = cudaSuccess;
+  const auto u = findings_of(run_block_pipeline_sum, 3, "unsupported", &error);
+  EXPECT_NE(error, cudaSuccess);
   ASSERT_EQ(u.size(), 1u);
   EXPECT_EQ(u[0].line, line_of("kernels_async.cu", "@block-pipe-wait"));
   EXPECT_NE(u[0].message.find("this use of the cuda::pipeline"), std::string::npos) << u[0].message;
