@@ -238,6 +238,8 @@ class Rewriter {
   // The identifier at `callee` names a math function of <cmath> or CUDA's math API, whose overloads an element proxy
   // would make ambiguous (`pow(x[i], 2.0)`): its proxy arguments become values.
   bool math_function(std::size_t callee) const;
+  // The callee token is qualified cuda::std:: (libcu++'s standard library, which device code may call).
+  bool cuda_std(std::size_t callee) const;
   // What a proxy [first, last] is wrapped in where it stands: `::course_cpu::check::value(` (?:, printf, a template's
   // `T` or `const T&`), `::course_cpu::check::element_ref(` (a template's `T&`: the element itself), or "".
   std::string proxy_wrapper(std::size_t first, std::size_t last) const;

@@ -196,6 +196,8 @@ std::string barrier_not_initialized_text(const Who& who, const char* what, int l
 // What the CPU backend does not support at run time (the finding `unsupported`): a barrier (or a pipeline, `what`)
 // set up for `expected` threads in a block of another size, or an arrival of `update` (not 1) at once.
 std::string barrier_unsupported_text(const Who& who, const char* what, int line, long long expected, long long update);
+// A block pipeline's thread that would wait for ever on a GPU (pipeline_stuck in <cuda/barrier>).
+std::string pipeline_stuck_text(const Who& who, bool consumer, int line);
 // A copy of `size` bytes whose destination (or source) address is not a multiple of the size.
 MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address);
 

@@ -1,7 +1,7 @@
 // CPU backend of the course: cuda::barrier (<cuda/barrier>), for a barrier that every thread of the block arrives at.
 //
-// Its wait is a __syncthreads() (block_sync.cpp) at the wait's line; an arrival performs the copies the thread
-// started with the barrier (async_copy.cpp). A barrier that init() did not set up in the running block is barrier
+// Its wait is a __syncthreads() (block_sync.cpp) at the wait's line, after the copies the thread started with the
+// barrier are performed (async_copy.cpp). A barrier that init() did not set up in the running block is barrier
 // divergence; one set up
 // for a number of threads other than the block's, or arrive(n) with n other than 1, stops the block with the
 // finding `unsupported` (the grader's not-graded: grader/course_grader/diagnostics.py, runtime_gap).
@@ -11,6 +11,7 @@
 #include <cuda/barrier>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -44,7 +45,21 @@ void barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::uint64_t 
   if (update != 1 || expected != static_cast<std::ptrdiff_t>(w->block.nthreads))
     stop_at_barrier(*w, *t, "unsupported", file, line,
                     barrier_unsupported_text(who, what, static_cast<int>(line), expected, update));
-  arrival_copies(*w, *t, barrier);
+}
+
+void barrier_wait(const void* barrier, unsigned line) {
+  Worker* w = tl_worker;
+  ThreadSlot* t = tl_slot;
+  if (w != nullptr && t != nullptr) arrival_copies(*w, *t, barrier);
+  syncthreads(static_cast<int>(line));
+}
+
+void pipeline_stuck(bool consumer, const char* file, unsigned line) {
+  Worker* w = tl_worker;
+  ThreadSlot* t = tl_slot;
+  if (w == nullptr || t == nullptr) std::abort();  // a block pipeline exists only in a kernel
+  stop_at_barrier(*w, *t, "barrier-divergence", file, line,
+                  pipeline_stuck_text(Who{*w, *t}, consumer, static_cast<int>(line)));
 }
 
 }  // namespace course_cpu::detail

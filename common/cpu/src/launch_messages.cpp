@@ -231,6 +231,19 @@ std::string barrier_unsupported_text(const Who& who, const char* what, int line,
          "GPU grades it.";
 }
 
+std::string pipeline_stuck_text(const Who& who, bool consumer, int line) {
+  const std::string where = "thread " + who.thread() + " of block " + who.block() + " ";
+  if (consumer)
+    return where + "calls consumer_wait() at line " + std::to_string(line) +
+           " of a cuda::pipeline with no stage committed since the last consumer_release(), so on a GPU it waits for "
+           "ever. Commit a stage (producer_acquire(), cuda::memcpy_async(..., pipe), producer_commit()) before "
+           "waiting for it.";
+  return where + "calls producer_acquire() at line " + std::to_string(line) +
+         " of a cuda::pipeline whose every stage holds data not yet released, so on a GPU it waits for ever (the "
+         "stage is freed only by consumer_release()). Call pipe.consumer_release() once a stage's data is used, "
+         "before its stage is acquired again.";
+}
+
 MisalignedAccess misaligned_copy(std::size_t size, bool destination, std::uintptr_t address) {
   const std::string which = destination ? "destination" : "source";
   return {"copies", std::to_string(size) + " bytes (__pipeline_memcpy_async, " + which + ")",

@@ -146,7 +146,7 @@ __global__ void thread_pipeline_sum(const float* in, float* out, int tiles, int 
 // complete once every thread has arrived and waited. form 0: a thread copies its element, bar.arrive_and_wait();
 // 1: the block copies the tile together (the group form), then bar.arrive() ... bar.wait(token); 2 (bug): a
 // __syncthreads() in place of the arrival; 3: a barrier set up for half the block (the backend does not support
-// it); 4 (bug): a barrier that init() never set up.
+// it); 4 (bug): a barrier that init() never set up; 5 (bug): a thread reads its own copy between arrive() and wait().
 __global__ void barrier_sum(const float* in, float* out, int tiles, int form) {
   __shared__ float buf[kThreads];
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -162,11 +162,16 @@ __global__ void barrier_sum(const float* in, float* out, int tiles, int form) {
       cuda::barrier<cuda::thread_scope_block>::arrival_token token = bar.arrive();
       bar.wait(std::move(token));
     } else {
-      cuda::memcpy_async(&buf[i], &in[t * kThreads + i], sizeof(float), bar);
-      if (form == 2)
+      cuda::memcpy_async(static_cast<void*>(&buf[i]), &in[t * kThreads + i], sizeof(float), bar);  // void* form
+      if (form == 2) {
         __syncthreads();
-      else
+      } else if (form == 5) {
+        cuda::barrier<cuda::thread_scope_block>::arrival_token token = bar.arrive();
+        sum += 0.0f * buf[i];  // @barrier-own
+        bar.wait(std::move(token));
+      } else {
         bar.arrive_and_wait();  // @barrier-wait
+      }
     }
     sum += buf[(i + 1) % kThreads];  // @barrier-read
     __syncthreads();
@@ -177,7 +182,8 @@ __global__ void barrier_sum(const float* in, float* out, int tiles, int form) {
 // The sum with a pipeline of the whole block (cuda::pipeline_shared_state, two stages): the next tile is copied
 // between producer_acquire and producer_commit while the block adds up the current one. form 0: each thread copies
 // its element; 1: the block copies the tile together (the group form); 2 (bug): no consumer_wait() (a
-// __syncthreads() in its place); 3: a pipeline of one warp's group (the backend does not support it).
+// __syncthreads() in its place); 3: a pipeline of one warp's group (the backend does not support it); 4 (bug): no
+// consumer_release(), so the third producer_acquire() finds both stages unreleased (on a GPU it waits for ever).
 __global__ void block_pipeline_sum(const float* in, float* out, int tiles, int form) {
   __shared__ float buf[2][kThreads];
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -185,7 +191,7 @@ __global__ void block_pipeline_sum(const float* in, float* out, int tiles, int f
   auto cta = cg::this_thread_block();
   const int i = threadIdx.x;
   auto copy = [&](cuda::pipeline<cuda::thread_scope_block>& pipe, int t) {
-    pipe.producer_acquire();
+    pipe.producer_acquire();  // @block-pipe-acquire
     if (form == 1)
       cuda::memcpy_async(cta, buf[t % 2], in + t * kThreads, sizeof(float) * kThreads, pipe);
     else
@@ -202,7 +208,7 @@ __global__ void block_pipeline_sum(const float* in, float* out, int tiles, int f
       else
         pipe.consumer_wait();                 // @block-pipe-wait
       sum += buf[t % 2][(i + 1) % kThreads];  // @block-pipe-read
-      pipe.consumer_release();
+      if (form != 4) pipe.consumer_release();
     }
     out[i] = sum;
   };

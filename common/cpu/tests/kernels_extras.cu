@@ -118,10 +118,18 @@ __global__ void libcu_std(const float* in, float* out, int n) {
   cuda::std::array<float, 3> a{in[0], in[1], in[2]};
   const cuda::std::int32_t i = static_cast<cuda::std::int32_t>(threadIdx.x);
   cuda::std::pair<float, int> p{cuda::std::min(a[0], a[1]), i};
-  out[i * 4] = p.first;
-  out[i * 4 + 1] = cuda::std::numeric_limits<float>::max();
-  out[i * 4 + 2] = static_cast<float>(cuda::ceil_div(n, 16) + cuda::round_up(n, 16) + cuda::round_down(n, 16));
-  out[i * 4 + 3] = static_cast<float>(cuda::ilog2(n) * 100 + cuda::ilog10(n));
+  out[i * 6] = p.first;
+  out[i * 6 + 1] = cuda::std::numeric_limits<float>::max();
+  out[i * 6 + 2] = static_cast<float>(cuda::ceil_div(n, 16) + cuda::round_up(n, 16) + cuda::round_down(n, 16));
+  out[i * 6 + 3] = static_cast<float>(cuda::ilog2(n) * 100 + cuda::ilog10(n));
+  // Shared elements as arguments: max and min of their values, swap of the elements themselves.
+  __shared__ float s[2];
+  s[i] = in[i];
+  __syncthreads();
+  if (i == 0) cuda::std::swap(s[0], s[1]);
+  __syncthreads();
+  out[i * 6 + 4] = cuda::std::max(s[i], 0.0f);
+  out[i * 6 + 5] = cuda::std::min(s[0], s[1]) + 10.0f * s[0];
 }
 cudaError_t run_libcu_std(const float* in, float* out, int n) {
   libcu_std<<<1, 2>>>(in, out, n);

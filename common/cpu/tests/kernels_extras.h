@@ -21,7 +21,9 @@ cudaError_t run_launch_kernel(int* out, int value);
 cudaError_t run_symbol_address(int* host_copy, std::size_t* size);
 // A kernel with a 320 KiB local array per thread (64 threads): out[t] = a sum over it.
 cudaError_t run_big_local_array(float* out);
-// Two threads t, in[0..2]: out[4t] = min(in[0], in[1]) (a cuda::std::array and pair), out[4t + 1] =
-// cuda::std::numeric_limits<float>::max(), out[4t + 2] = cuda::ceil_div(n, 16) + cuda::round_up(n, 16) +
-// cuda::round_down(n, 16), out[4t + 3] = 100 * cuda::ilog2(n) + cuda::ilog10(n).
+// Two threads t, in[0..2]: out[6t] = min(in[0], in[1]) (a cuda::std::array and pair), out[6t + 1] =
+// cuda::std::numeric_limits<float>::max(), out[6t + 2] = cuda::ceil_div(n, 16) + cuda::round_up(n, 16) +
+// cuda::round_down(n, 16), out[6t + 3] = 100 * cuda::ilog2(n) + cuda::ilog10(n); then with s = {in[1], in[0]} (a
+// shared pair swapped by cuda::std::swap) out[6t + 4] = cuda::std::max(s[t], 0), out[6t + 5] = cuda::std::min(s[0],
+// s[1]) + 10 s[0].
 cudaError_t run_libcu_std(const float* in, float* out, int n);

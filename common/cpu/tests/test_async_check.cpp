@@ -157,6 +157,9 @@ TEST(CheckMode, BlockBarriers) {
   EXPECT_NE(read.find("(cuda::memcpy_async) started by thread (1,0)"), std::string::npos) << read;
   EXPECT_NE(read.find("has not arrived at the cuda::barrier"), std::string::npos) << read;
   EXPECT_NE(read.find("bar.arrive_and_wait()"), std::string::npos) << read;
+  // A thread's own copy is not complete before its wait either.
+  EXPECT_FALSE(early_read(run_barrier_sum, 5, "@barrier-own").empty())
+      << "no async-copy finding between arrive and wait";
 
   const int wait_line = line_of("kernels_async.cu", "@barrier-wait");
   for (auto [form, category, text] :
@@ -184,6 +187,12 @@ TEST(CheckMode, BlockPipelines) {
   ASSERT_EQ(u.size(), 1u);
   EXPECT_EQ(u[0].line, line_of("kernels_async.cu", "@block-pipe-wait"));
   EXPECT_NE(u[0].message.find("this use of the cuda::pipeline"), std::string::npos) << u[0].message;
+  // Without consumer_release() the third producer_acquire() would wait for ever on a GPU.
+  const auto stuck = findings_of(run_block_pipeline_sum, 4, "barrier-divergence", &error);
+  EXPECT_NE(error, cudaSuccess);
+  ASSERT_FALSE(stuck.empty());
+  EXPECT_EQ(stuck[0].line, line_of("kernels_async.cu", "@block-pipe-acquire"));
+  EXPECT_NE(stuck[0].message.find("consumer_release()"), std::string::npos) << stuck[0].message;
 }
 
 // A float4 read through a pointer to const is a checked read (lab 07 reads its tiles so): a pending copy and a word

@@ -1,5 +1,5 @@
 // Self-tests of both modes: libcu++'s headers that the CPU backend provides (<cuda/std/...> as the host's standard
-// library, <cuda/cmath>'s integer helpers) in a kernel.
+// library, <cuda/cmath>'s integer helpers) in a kernel, with shared elements as arguments of cuda::std's functions.
 #include "kernels_extras.h"
 #include "test_util.h"
 
@@ -14,7 +14,7 @@ static_assert(cuda::ceil_div(2147483647, 16) == 134217728);
 static_assert(cuda::ceil_div(4294967295u, 2u) == 2147483648u);
 
 TEST(Libcu, StandardLibraryAndIntegerHelpersInAKernel) {
-  DeviceBuffer<float> in(std::vector<float>{3.5f, -2.0f, 7.0f}), out(8);
+  DeviceBuffer<float> in(std::vector<float>{3.5f, -2.0f, 7.0f}), out(12);
   for (int n : {1, 15, 16, 17, 1000, 700000001}) {
     ASSERT_EQ(run_libcu_std(in.ptr, out.ptr, n), cudaSuccess);
     const long long up = (static_cast<long long>(n) + 15) / 16;
@@ -23,11 +23,14 @@ TEST(Libcu, StandardLibraryAndIntegerHelpersInAKernel) {
     for (long long v = n; v > 1; v /= 2) ++log2;
     for (long long v = n; v >= 10; v /= 10) ++log10;
     const std::vector<float> got = out.get();
+    const float swapped[2] = {-2.0f, 3.5f};
     for (int t = 0; t < 2; ++t) {
-      EXPECT_EQ(got[4 * t], -2.0f);
-      EXPECT_EQ(got[4 * t + 1], std::numeric_limits<float>::max());
-      EXPECT_EQ(got[4 * t + 2], static_cast<float>(helpers)) << "n = " << n;
-      EXPECT_EQ(got[4 * t + 3], static_cast<float>(100 * log2 + log10)) << "n = " << n;
+      EXPECT_EQ(got[6 * t], -2.0f);
+      EXPECT_EQ(got[6 * t + 1], std::numeric_limits<float>::max());
+      EXPECT_EQ(got[6 * t + 2], static_cast<float>(helpers)) << "n = " << n;
+      EXPECT_EQ(got[6 * t + 3], static_cast<float>(100 * log2 + log10)) << "n = " << n;
+      EXPECT_EQ(got[6 * t + 4], swapped[t] > 0.0f ? swapped[t] : 0.0f) << t;
+      EXPECT_EQ(got[6 * t + 5], -2.0f + 10.0f * -2.0f) << t;
     }
   }
 }

@@ -495,6 +495,24 @@ TEST(Rewriter, PrintfInMacrosPassesValues) {
   EXPECT_TRUE(contains(out, "#define ERR(x) fprintf(stderr, \"%d\", x); obj.printf(x)\n")) << out;
 }
 
+TEST(Rewriter, CudaStdFunctionsTakeElementValuesAndSwapTheElements) {
+  const std::string src =
+      "__global__ void k(float* g) {\n"
+      "  __shared__ float s[32];\n"
+      "  g[0] = cuda::std::max(s[1], 0.0f) + std::max(s[2], 1.0f);\n"
+      "  ::cuda::std::swap(s[0], s[31]);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "cuda::std::max(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[1]), 0.0f)")) << out;
+  // std::max is a host template that nvcc rejects in device code: left as written, so both builds fail alike.
+  EXPECT_TRUE(contains(out, "std::max(COURSE_CHECKED(s, __LINE__)[2], 1.0f)")) << out;
+  EXPECT_TRUE(contains(out,
+                       "::cuda::std::swap(::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[0]), "
+                       "::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[31]));"))
+      << out;
+}
+
 TEST(Rewriter, AnAssignedConditionalOfElementsIsTheChosenElement) {
   const std::string src =
       "__global__ void k(float* g, int n) {\n"

@@ -45,10 +45,23 @@ auto copy_pointer(P&& p) {
 }
 template <class P>
 using copy_pointee_t = std::remove_pointer_t<decltype(copy_pointer(std::declval<P>()))>;
-// nvcc's memcpy_async(..., T* dst, const T* src, ...): one element type T, and a destination that is not const.
+// cooperative_groups::memcpy_async(..., T* dst, const T* src, ...): one element type T, and a destination that is not
+// const.
 template <class Dst, class Src>
 inline constexpr bool same_copy_elements =
     !std::is_const_v<copy_pointee_t<Dst>> &&
     std::is_same_v<copy_pointee_t<Dst>, std::remove_const_t<copy_pointee_t<Src>>>;
 
 }  // namespace course_cpu::detail
+
+namespace course_cpu::detail {
+// libcu++'s cuda::memcpy_async(T* dst, const T* src, ...) also has a (void* dst, const void* src, ...) overload: any
+// element types, and a destination that is not const.
+template <class Dst, class Src>
+inline constexpr bool cuda_copy_elements = !std::is_const_v<copy_pointee_t<Dst>>;
+}  // namespace course_cpu::detail
+
+namespace cuda {
+// What libcu++'s cuda::memcpy_async returns (for logging; nothing depends on it).
+enum async_contract_fulfillment { none, async };
+}  // namespace cuda
