@@ -98,6 +98,7 @@ class Names(unittest.TestCase):
         uses them (std::map's operator[] defines std::piecewise_construct with g++ 13): never a replacement."""
         self.assertTrue(symbols.matches(RULES.shared_unique, "std::piecewise_construct"))
         self.assertTrue(symbols.matches(RULES.shared_weak, "std::vector<int, std::allocator<int> >::push_back"))
+        self.assertTrue(symbols.matches(RULES.shared_weak, "std::__cxx11::to_string"))  # inline, in <string> only
         # a weak plain function of libstdc++ (interposed) is a collision; the course's own names never match
         self.assertFalse(symbols.matches(RULES.shared_weak, "std::__throw_bad_alloc"))
         for name in ("course::run_launcher", "course::measure", "main", "matadd"):
