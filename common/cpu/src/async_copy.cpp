@@ -1,8 +1,8 @@
 // CPU backend of the course: asynchronous copies into shared memory (<cuda_pipeline_primitives.h>).
 //
 // A copy is recorded by the thread that starts it (ThreadSlot::copies) and performed when one of that thread's
-// __pipeline_wait_prior() calls covers its group (a copy started with a cuda::barrier: when the thread arrives at the
-// barrier, cuda_barrier.cpp), or when the thread exits. Until then shared memory keeps its old
+// __pipeline_wait_prior() calls covers its group (a copy started with a cuda::barrier or a block's pipeline: when the
+// thread waits at it, cuda_barrier.cpp), or when the thread exits. Until then shared memory keeps its old
 // contents, so reading too early gives stale values, as it may on a GPU.
 //
 // Check mode, in addition (the shadow words of check_state.h):
@@ -191,7 +191,7 @@ void group_async_copy(const check::Site* site, unsigned rank, unsigned size, voi
   at_once(tail, bytes);
 }
 
-// cuda::memcpy_async(..., barrier): the thread's share, to complete when it arrives at the barrier (arrival_copies).
+// cuda::memcpy_async(..., barrier): the thread's share, to complete when it waits at the barrier (arrival_copies).
 void barrier_async_copy(const void* barrier, CopyApi api, const char* file, unsigned line, unsigned rank, unsigned size,
                         void* dst, const void* src, std::size_t bytes) {
   ThreadSlot* t = tl_slot;

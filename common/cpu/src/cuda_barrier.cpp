@@ -2,9 +2,10 @@
 //
 // Its wait is a __syncthreads() (block_sync.cpp) at the wait's line, after the copies the thread started with the
 // barrier are performed (async_copy.cpp). A barrier that init() did not set up in the running block is barrier
-// divergence; one set up
-// for a number of threads other than the block's, or arrive(n) with n other than 1, stops the block with the
-// finding `unsupported` (the grader's not-graded: grader/course_grader/diagnostics.py, runtime_gap).
+// divergence; one set up for a number of threads other than the block's, or arrive(n) with n other than 1, stops the
+// block with the finding `unsupported` (the grader's runtime gap: grader/course_grader/diagnostics.py, runtime_gap).
+// A block pipeline's stage is such a barrier (<cuda/pipeline>); pipeline_stuck reports a thread that would wait for
+// ever on a GPU.
 #include "check_messages.h"
 #include "scheduler.h"
 

@@ -25,7 +25,7 @@ enum class ThreadState : std::uint8_t { runnable, at_barrier, at_warp, exited };
 // An asynchronous copy a CUDA thread started and no wait has covered yet (async_copy.cpp).
 struct PendingCopy {
   static constexpr std::uint32_t kUncommitted = ~0u;
-  static constexpr std::uint32_t kAtArrival = ~0u - 1;  // cuda::memcpy_async(..., bar): done when its thread arrives
+  static constexpr std::uint32_t kAtArrival = ~0u - 1;  // cuda::memcpy_async(..., bar): done when its thread waits
   unsigned char* dst;
   const unsigned char* src;
   std::uint32_t bytes;  // copied from src; the rest of `size` is zero-filled
@@ -127,7 +127,7 @@ void check_end_launch(const std::vector<Worker*>& workers);
 
 // async_copy.cpp: performs (and, in check mode, records) the copies of t that are still pending, at its exit.
 void finish_async_copies(Worker& w, ThreadSlot& t);
-// async_copy.cpp: performs the copies t started with the cuda::barrier `barrier` (t arrives at it).
+// async_copy.cpp: performs the copies t started with the cuda::barrier `barrier` (t waits at it).
 void arrival_copies(Worker& w, ThreadSlot& t, const void* barrier);
 
 // fault_handler.cpp
