@@ -112,13 +112,14 @@ def missing_cuda_header(text: str) -> str:
 
 
 # The finding of the CPU backend's check mode for a use of a feature it does not support at run time
-# (common/cpu/src/cuda_barrier.cpp), as the harness writes it into a failed test's message.
+# (common/cpu/src/cuda_barrier.cpp: a block pipeline of part of the block), as the harness writes it into a failed
+# test's message.
 _RUNTIME_GAP = re.compile(r"\[unsupported\] \S+:\d+: (the CPU backend does not support [^;\n]*)")
 
 
 def runtime_gap(failed: list[TestCase]) -> str:
     """What the CPU backend could not run, when every failed test met such a use (its finding `unsupported`): the
-    first finding's sentence, e.g. "the CPU backend does not support this use of the cuda::barrier at line 12 (...)";
+    first finding's sentence, e.g. "the CPU backend does not support this use of the cuda::pipeline at line 12 (...)";
     '' when some test failed for another reason (a wrong result with no such finding is the student's)."""
     found = []
     for case in failed:

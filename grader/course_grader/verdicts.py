@@ -88,7 +88,7 @@ class BackendGap(Exception):
 
 class RuntimeGap(Exception):
     """Check mode stopped a test on a use of a CUDA feature that the CPU backend does not support at run time (its
-    finding `unsupported`, e.g. a cuda::barrier set up for part of a block: diagnostics.runtime_gap). On a GPU the
+    finding `unsupported`, e.g. a block cuda::pipeline of part of a block: diagnostics.runtime_gap). On a GPU the
     file is then graded without check mode (the GPU's tests and compute-sanitizer); without a GPU it is not-graded."""
 
     def __init__(self, program: str, what: str):

@@ -339,8 +339,8 @@ class RuntimeGaps(unittest.TestCase):
 
     GAP = (
         "[unsupported] 07_double_buffering/double_buffered_gemm.cu:41: the CPU backend does not support this use of "
-        "the cuda::barrier at line 41 (thread (0,0) of block (0,0)): it was set up for 32 threads and the block has "
-        "256; it supports a barrier or pipeline that every thread of the block arrives at once per phase."
+        "the cuda::pipeline at line 41 (thread (0,0) of block (0,0)): its group has 32 threads and the block has "
+        "256; it supports a pipeline of the whole block."
     )
 
     def case(self, *texts: str) -> gtest.TestCase:
@@ -350,8 +350,8 @@ class RuntimeGaps(unittest.TestCase):
         failed = [self.case("x | " + self.GAP), self.case("values differ", "  " + self.GAP + " [3 occurrences]")]
         self.assertEqual(
             diagnostics.runtime_gap(failed),
-            "the CPU backend does not support this use of the cuda::barrier at line 41 (thread (0,0) of block (0,0)): "
-            "it was set up for 32 threads and the block has 256",
+            "the CPU backend does not support this use of the cuda::pipeline at line 41 (thread (0,0) of block (0,0)): "
+            "its group has 32 threads and the block has 256",
         )
 
     def test_a_failure_without_it_is_the_students(self):

@@ -191,7 +191,8 @@ void group_async_copy(const check::Site* site, unsigned rank, unsigned size, voi
   at_once(tail, bytes);
 }
 
-// cuda::memcpy_async(..., barrier): the thread's share, to complete when it waits at the barrier (arrival_copies).
+// cuda::memcpy_async(..., barrier): the thread's share, to complete with the phase of the barrier that the thread
+// arrives at next (arrive_copies, phase_copies).
 void barrier_async_copy(const void* barrier, CopyApi api, const char* file, unsigned line, unsigned rank, unsigned size,
                         void* dst, const void* src, std::size_t bytes) {
   ThreadSlot* t = tl_slot;
@@ -204,11 +205,34 @@ void barrier_async_copy(const void* barrier, CopyApi api, const char* file, unsi
   }
 }
 
-void arrival_copies(Worker& w, ThreadSlot& t, const void* barrier) {
-  auto at_arrival = [&](const PendingCopy& c) { return c.group == PendingCopy::kAtArrival && c.barrier == barrier; };
-  for (const PendingCopy& c : t.copies)
-    if (at_arrival(c)) complete(w, c);
-  t.copies.erase(std::remove_if(t.copies.begin(), t.copies.end(), at_arrival), t.copies.end());
+void arrive_copies(ThreadSlot& t, const void* barrier) {
+  for (PendingCopy& c : t.copies)
+    if (c.group == PendingCopy::kAtArrival && c.barrier == barrier) c.arrived = true;
+}
+
+void phase_copies(Worker& w, const void* barrier) {
+  auto of_phase = [&](const PendingCopy& c) {
+    return c.group == PendingCopy::kAtArrival && c.barrier == barrier && c.arrived;
+  };
+  // Check mode records each copy's words as written by the thread that started it: check::record() takes the thread
+  // from tl_slot and the fast-path state.
+  ThreadSlot* const running = tl_slot;
+  auto become = [&](const ThreadSlot& t) {
+    if (w.hot == nullptr) return;
+    w.hot->me = t.linear;
+    w.hot->my_wsync = w.block.warp_sync[t.linear >> 5];
+    w.hot->my_full = w.block.warp_full[t.linear >> 5];
+  };
+  for (ThreadSlot& t : w.block.threads) {
+    if (std::none_of(t.copies.begin(), t.copies.end(), of_phase)) continue;
+    tl_slot = &t;
+    become(t);
+    for (const PendingCopy& c : t.copies)
+      if (of_phase(c)) complete(w, c);
+    t.copies.erase(std::remove_if(t.copies.begin(), t.copies.end(), of_phase), t.copies.end());
+  }
+  tl_slot = running;
+  if (running != nullptr) become(*running);
 }
 
 void finish_async_copies(Worker& w, ThreadSlot& t) {

@@ -60,9 +60,10 @@ bool resolve_warps(Worker& w) {
         else
           elsewhere.push_back(first + l);
       }
-      // A lane released by this call, or waiting at __activemask(), may still come: wait for the next round.
+      // A lane released by this call, waiting at __activemask() or for a cuda::barrier's phase may still come: wait
+      // for the next round (release_barrier reports a phase that can never complete).
       const bool may_come = std::any_of(elsewhere.begin(), elsewhere.end(), [&](unsigned t) {
-        return b.threads[t].state == ThreadState::runnable ||
+        return b.threads[t].state == ThreadState::runnable || b.threads[t].state == ThreadState::at_phase ||
                (b.threads[t].state == ThreadState::at_warp && b.threads[t].op == WarpOp::activemask);
       });
       if (may_come) break;
@@ -149,9 +150,11 @@ bool resolve_warps(Worker& w) {
   return progressed;
 }
 
-// Releases the block barrier if every thread waits at the same __syncthreads().
+// Releases the block barrier if every thread waits at the same __syncthreads(). Threads that wait for a
+// cuda::barrier's phase when nothing can run any more are reported first (cuda_barrier.cpp).
 bool release_barrier(Worker& w) {
   BlockRun& b = w.block;
+  if (report_stuck_phases(w)) return false;
   std::map<int, std::vector<unsigned>> waiting;  // line -> threads
   std::vector<unsigned> exited;
   for (const ThreadSlot& t : b.threads) {

@@ -193,9 +193,15 @@ std::string bad_copy_source_text(std::uint32_t bytes);
 // ---- cuda::barrier (launch_messages.cpp) ------------------------------------------
 // A thread arrived at a barrier (`what`: "cuda::barrier") that init() did not set up in its block.
 std::string barrier_not_initialized_text(const Who& who, const char* what, int line);
-// What the CPU backend does not support at run time (the finding `unsupported`): a barrier (or a pipeline, `what`)
-// set up for `expected` threads in a block of another size, or an arrival of `update` (not 1) at once.
-std::string barrier_unsupported_text(const Who& who, const char* what, int line, long long expected, long long update);
+// What the CPU backend does not support at run time (the finding `unsupported`): a block pipeline whose group has
+// `expected` threads, in a block of another size.
+std::string pipeline_unsupported_text(const Who& who, int line, long long expected);
+// A thread arrives at a cuda::barrier more times than its phase still expects (cuda_barrier.cpp).
+std::string barrier_overarrival_text(const Who& who, const char* what, int line, long long update, long long pending,
+                                     long long expected);
+// Threads wait for a phase of a cuda::barrier that no thread can complete any more (cuda_barrier.cpp).
+std::string stuck_phase_text(const Worker& w, const ThreadSlot& first, const char* what, long long pending,
+                             long long expected);
 // A block pipeline's thread that would wait for ever on a GPU (pipeline_stuck in <cuda/barrier>).
 std::string pipeline_stuck_text(const Who& who, bool consumer, int line);
 // A copy of `size` bytes whose destination (or source) address is not a multiple of the size.

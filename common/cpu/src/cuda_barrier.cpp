@@ -1,16 +1,29 @@
-// CPU backend of the course: cuda::barrier (<cuda/barrier>), for a barrier that every thread of the block arrives at.
+// CPU backend of the course: cuda::barrier (<cuda/barrier>) and the stages of a block's cuda::pipeline.
 //
-// Its wait is a __syncthreads() (block_sync.cpp) at the wait's line, after the copies the thread started with the
-// barrier are performed (async_copy.cpp). A barrier that init() did not set up in the running block is barrier
-// divergence; one set up for a number of threads other than the block's, or arrive(n) with n other than 1, stops the
-// block with the finding `unsupported` (the grader's runtime gap: grader/course_grader/diagnostics.py, runtime_gap).
-// A block pipeline's stage is such a barrier (<cuda/pipeline>); pipeline_stuck reports a thread that would wait for
-// ever on a GPU.
+// A barrier counts arrivals per phase, as libcu++'s does: init(&bar, count) sets up a barrier of the running block
+// for `count` arrivals per phase; arrive(n) counts n of them and returns the phase it arrived at (its token); the
+// arrival that completes the phase performs the copies started with the barrier by the threads that have arrived
+// (async_copy.cpp), starts the next phase, makes runnable every thread that waits for the completed phase and, in
+// check mode, ends the barrier interval (check_end_epoch), so that what every thread did before its arrival is
+// ordered before what every waiting thread does after its wait. wait(token) returns at once if that phase has
+// completed, and otherwise leaves the thread waiting (ThreadState::at_phase) until it does. So threads may wait at
+// different lines, arrive without waiting (producers and consumers), and a barrier may count any number of the
+// block's threads (one per warp, say).
+//
+// Ending the interval at a phase orders the accesses of threads that arrived but did not wait, too, so a race between
+// such a thread's accesses after its arrival and accesses before the phase's completion is not reported; and bank
+// conflicts are counted per interval, so the requests of a warp whose lanes a phase completion splits are counted in
+// two parts. When no thread can run and some wait for a phase, the phase can never complete (a GPU hangs): reported
+// as barrier divergence. Arriving at a barrier that init() did not set up in this block, or more times than its
+// phase still expects, is barrier divergence too; a block pipeline whose group is not the whole block stops with the
+// finding `unsupported` (the grader's runtime gap: grader/course_grader/diagnostics.py, runtime_gap), since its
+// producer_acquire() is a __syncthreads().
 #include "check_messages.h"
 #include "scheduler.h"
 
 #include <cuda/barrier>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -27,6 +40,23 @@ namespace {
   for (;;) t.sink = std::move(t.sink).resume();  // never resumed: the scheduler unwinds this fiber
 }
 
+BarrierState* find_barrier(BlockRun& b, const void* key) {
+  const auto it =
+      std::find_if(b.barriers.begin(), b.barriers.end(), [&](const BarrierState& s) { return s.key == key; });
+  return it == b.barriers.end() ? nullptr : &*it;
+}
+
+// The phase of `s` completes: its copies land, its waiters may go on, and (check mode) the barrier interval ends.
+void complete_phase(Worker& w, BarrierState& s) {
+  ++s.phase;
+  s.pending = s.expected;
+  phase_copies(w, s.key);
+  for (ThreadSlot& t : w.block.threads)
+    if (t.state == ThreadState::at_phase && t.barrier == s.key && t.barrier_phase < s.phase)
+      t.state = ThreadState::runnable;
+  if (w.checked) check_end_epoch(w);
+}
+
 }  // namespace
 
 std::uint64_t barrier_block() {
@@ -34,25 +64,68 @@ std::uint64_t barrier_block() {
   return w != nullptr && tl_slot != nullptr ? w->block.serial : 0;
 }
 
-void barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::uint64_t block, std::ptrdiff_t update,
-                    const char* file, unsigned line, const char* what) {
+std::uint64_t barrier_init(const void* barrier, std::ptrdiff_t expected) {
+  Worker* w = tl_worker;
+  if (w == nullptr || tl_slot == nullptr) return 0;  // host code
+  BlockRun& b = w->block;
+  BarrierState* s = find_barrier(b, barrier);
+  if (s == nullptr) s = &b.barriers.emplace_back();
+  *s = BarrierState{barrier, expected, expected, 0, "cuda::barrier"};
+  return b.serial;
+}
+
+std::uint64_t barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::uint64_t block, std::ptrdiff_t update,
+                             const char* file, unsigned line, const char* what) {
+  Worker* w = tl_worker;
+  ThreadSlot* t = tl_slot;
+  if (w == nullptr || t == nullptr) return 0;  // host code
+  const Who who{*w, *t};
+  BlockRun& b = w->block;
+  if (block != b.serial)
+    stop_at_barrier(*w, *t, "barrier-divergence", file, line,
+                    barrier_not_initialized_text(who, what, static_cast<int>(line)));
+  const bool pipeline = what != std::string_view("cuda::barrier");
+  if (pipeline && expected != static_cast<std::ptrdiff_t>(b.nthreads))
+    stop_at_barrier(*w, *t, "unsupported", file, line,
+                    pipeline_unsupported_text(who, static_cast<int>(line), expected));
+  BarrierState* s = find_barrier(b, barrier);
+  if (s == nullptr) {  // a pipeline's stage: set up by make_pipeline()
+    s = &b.barriers.emplace_back();
+    *s = BarrierState{barrier, expected, expected, 0, what};
+  }
+  if (update < 1 || update > s->pending)
+    stop_at_barrier(*w, *t, "barrier-divergence", file, line,
+                    barrier_overarrival_text(who, what, static_cast<int>(line), update, s->pending, s->expected));
+  arrive_copies(*t, barrier);
+  const std::uint64_t phase = s->phase;
+  s->pending -= update;
+  if (s->pending == 0) complete_phase(*w, *s);
+  return phase;
+}
+
+void barrier_wait(const void* barrier, std::uint64_t phase, unsigned line) {
   Worker* w = tl_worker;
   ThreadSlot* t = tl_slot;
   if (w == nullptr || t == nullptr) return;  // host code
-  const Who who{*w, *t};
-  if (block != w->block.serial)
-    stop_at_barrier(*w, *t, "barrier-divergence", file, line,
-                    barrier_not_initialized_text(who, what, static_cast<int>(line)));
-  if (update != 1 || expected != static_cast<std::ptrdiff_t>(w->block.nthreads))
-    stop_at_barrier(*w, *t, "unsupported", file, line,
-                    barrier_unsupported_text(who, what, static_cast<int>(line), expected, update));
+  const BarrierState* s = find_barrier(w->block, barrier);
+  if (s == nullptr || s->phase > phase) return;
+  t->state = ThreadState::at_phase;
+  t->barrier = barrier;
+  t->barrier_phase = phase;
+  t->line = static_cast<int>(line);
+  t->sink = std::move(t->sink).resume();  // the scheduler resumes it once the phase has completed
 }
 
-void barrier_wait(const void* barrier, unsigned line) {
-  Worker* w = tl_worker;
-  ThreadSlot* t = tl_slot;
-  if (w != nullptr && t != nullptr) arrival_copies(*w, *t, barrier);
-  syncthreads(static_cast<int>(line));
+bool report_stuck_phases(Worker& w) {
+  BlockRun& b = w.block;
+  const auto first = std::find_if(b.threads.begin(), b.threads.end(),
+                                  [](const ThreadSlot& t) { return t.state == ThreadState::at_phase; });
+  if (first == b.threads.end()) return false;
+  const BarrierState* s = find_barrier(b, first->barrier);
+  fail_block(w, "barrier-divergence", first->line,
+             stuck_phase_text(w, *first, s != nullptr ? s->what : "cuda::barrier", s != nullptr ? s->pending : 0,
+                              s != nullptr ? s->expected : 0));
+  return true;
 }
 
 void pipeline_stuck(bool consumer, const char* file, unsigned line) {

@@ -217,18 +217,60 @@ std::string barrier_not_initialized_text(const Who& who, const char* what, int l
          "`__syncthreads();`.";
 }
 
-std::string barrier_unsupported_text(const Who& who, const char* what, int line, long long expected, long long update) {
-  std::string m = std::string("the CPU backend does not support this use of the ") + what + " at line " +
-                  std::to_string(line) + " (thread " + who.thread() + " of block " + who.block() + "): ";
-  if (update != 1)
-    m += "arrive(" + std::to_string(update) + ") arrives " + std::to_string(update) + " times at once";
-  else
-    m += "it was set up for " + std::to_string(expected) + " threads and the block has " +
-         std::to_string(who.w.block.nthreads);
-  return m +
-         "; it supports a barrier or pipeline that every thread of the block arrives at once per phase. This is a gap "
-         "of the backend, not a mistake in your code: the grader marks the lab not-graded on the CPU backend, and a "
-         "GPU grades it.";
+std::string pipeline_unsupported_text(const Who& who, int line, long long expected) {
+  return "the CPU backend does not support this use of the cuda::pipeline at line " + std::to_string(line) +
+         " (thread " + who.thread() + " of block " + who.block() + "): its group has " + std::to_string(expected) +
+         " threads and the block has " + std::to_string(who.w.block.nthreads) +
+         "; it supports a pipeline of the whole block (cuda::make_pipeline(cooperative_groups::this_thread_block(), "
+         "&state)). This is a gap of the backend, not a mistake in your code: the grader marks the lab not-graded on "
+         "the CPU backend, and a GPU grades it.";
+}
+
+std::string barrier_overarrival_text(const Who& who, const char* what, int line, long long update, long long pending,
+                                     long long expected) {
+  return "thread " + who.thread() + " of block " + who.block() + " arrives " + std::to_string(update) +
+         (update == 1 ? " time" : " times") + " at a " + what + " at line " + std::to_string(line) +
+         " whose phase expects only " + std::to_string(pending) + " more of its " + std::to_string(expected) +
+         " arrivals, so on a GPU what it does is undefined. A phase needs exactly the count given to init(): arrive "
+         "once per thread and phase (or arrive(n) for n threads), with init(&bar, count) counting every thread "
+         "that arrives.";
+}
+
+std::string stuck_phase_text(const Worker& w, const ThreadSlot& first, const char* what, long long pending,
+                             long long expected) {
+  const BlockRun& b = w.block;
+  std::map<int, std::vector<unsigned>> phase, sync, warp;
+  std::vector<unsigned> exited;
+  for (const ThreadSlot& t : b.threads) {
+    if (t.state == ThreadState::at_phase)
+      phase[t.line].push_back(t.linear);
+    else if (t.state == ThreadState::at_barrier)
+      sync[t.line].push_back(t.linear);
+    else if (t.state == ThreadState::at_warp)
+      warp[t.line].push_back(t.linear);
+    else if (t.state == ThreadState::exited)
+      exited.push_back(t.linear);
+  }
+  std::ostringstream m;
+  m << "block " << block_text(w) << ": " << threads_text(w, phase.at(first.line)) << " wait at line " << first.line
+    << " for a phase of a " << what << " that still expects " << pending << " of its " << expected
+    << " arrivals, and no thread can arrive any more: ";
+  std::vector<std::string> others;
+  for (const auto& [line, ids] : phase)
+    if (line != first.line)
+      others.push_back(threads_text(w, ids) + " wait for a phase at line " + std::to_string(line));
+  for (const auto& [line, ids] : sync)
+    others.push_back(threads_text(w, ids) + " wait at the __syncthreads() on line " + std::to_string(line));
+  for (const auto& [line, ids] : warp)
+    others.push_back(threads_text(w, ids) + " wait at a warp operation on line " + std::to_string(line));
+  if (!exited.empty()) others.push_back(threads_text(w, exited) + " exited");
+  for (std::size_t i = 0; i < others.size(); ++i)
+    m << (i == 0 ? "" : i + 1 == others.size() ? " and " : ", ") << others[i];
+  if (others.empty()) m << "every thread waits";
+  m << ". On a GPU the block hangs. Every phase needs the count given to init(&bar, count): each of those threads "
+       "must arrive (arrive(), arrive_and_wait()) once per phase, whether or not it waits, before a thread waits "
+       "for that phase.";
+  return m.str();
 }
 
 std::string pipeline_stuck_text(const Who& who, bool consumer, int line) {

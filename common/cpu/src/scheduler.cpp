@@ -4,10 +4,11 @@
 // assignment (block b runs on worker b % W, in increasing order), so a run's
 // results and diagnostics do not depend on timing. Inside a block each CUDA
 // thread is a Boost.Context fiber; the worker resumes every runnable fiber in
-// thread-id order until it blocks (at a __syncthreads(), a warp operation or
-// its end), then lets block_sync.cpp complete the warp rendezvous and release
-// the barrier. Barrier divergence is reported, and the block's fibers are
-// unwound instead of hanging.
+// thread-id order until it blocks (at a __syncthreads(), a warp operation, a
+// wait for a cuda::barrier's phase or its end), runs again the threads that a
+// completed phase made runnable, then lets block_sync.cpp complete the warp
+// rendezvous and release the barrier. Barrier divergence is reported, and the
+// block's fibers are unwound instead of hanging.
 #include "scheduler.h"
 
 #include "check_messages.h"
@@ -66,6 +67,7 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
                 static_cast<unsigned>(linear / (std::uint64_t{g.x} * g.y))};
   b.aborted = false;
   b.barrier_releases.clear();
+  b.barriers.clear();
   std::fill(b.warp_sync.begin(), b.warp_sync.end(), 0u);
   std::fill(b.warp_full.begin(), b.warp_full.end(), 0u);
   for (auto& m : b.warp_masks) m.clear();
@@ -81,6 +83,7 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
     s.predicate = 0;
     s.copies.clear();
     s.groups = 0;
+    s.barrier = nullptr;
     ThreadSlot* slot = &s;
     s.fiber = ctx::fiber(
         std::allocator_arg, PooledStack{&w.stacks}, [slot, &w, thunk, closure](ctx::fiber&& sink) -> ctx::fiber {
@@ -110,15 +113,17 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
       if (b.aborted) break;
     }
     if (b.aborted) break;
-    bool all_exited = true, any_warp = false;
+    bool all_exited = true, any_warp = false, any_runnable = false;
     for (const ThreadSlot& s : b.threads) {
       all_exited &= s.state == ThreadState::exited;
       any_warp |= s.state == ThreadState::at_warp;
+      any_runnable |= s.state == ThreadState::runnable;  // a cuda::barrier phase completed after its turn
     }
+    if (any_runnable) continue;
     if (all_exited) break;
     if (any_warp) {
       if (resolve_warps(w)) continue;
-      break;  // resolve_warps reported the divergence
+      if (b.aborted) break;  // resolve_warps reported the divergence
     }
     if (!release_barrier(w)) break;
   }

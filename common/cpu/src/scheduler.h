@@ -20,7 +20,8 @@
 
 namespace course_cpu::detail {
 
-enum class ThreadState : std::uint8_t { runnable, at_barrier, at_warp, exited };
+// at_phase: waiting for a phase of a cuda::barrier (or a block pipeline's stage) to complete (cuda_barrier.cpp).
+enum class ThreadState : std::uint8_t { runnable, at_barrier, at_warp, at_phase, exited };
 
 // An asynchronous copy a CUDA thread started and no wait has covered yet (async_copy.cpp).
 struct PendingCopy {
@@ -33,6 +34,7 @@ struct PendingCopy {
   std::uint32_t group;  // the thread's commit count when it was committed, or kUncommitted, or kAtArrival
   const check::Site* site;
   const void* barrier = nullptr;  // kAtArrival: the cuda::barrier it completes with
+  bool arrived = false;           // kAtArrival: its thread has arrived since, so the copy completes with this phase
 };
 
 // One CUDA thread of the running block.
@@ -43,6 +45,9 @@ struct ThreadSlot {
   unsigned linear = 0;  // x + y*Dx + z*Dx*Dy
   uint3 idx{};
   int line = 0;  // of the barrier / warp operation it waits at
+  // at_phase: the cuda::barrier (a block pipeline's stage key) and the phase it waits to complete
+  const void* barrier = nullptr;
+  std::uint64_t barrier_phase = 0;
   // __syncthreads_count/and/or
   BlockReduce reduce = BlockReduce::none;
   int predicate = 0;
@@ -63,6 +68,15 @@ struct ThreadSlot {
 
 struct CheckState;  // check_state.h
 
+// A cuda::barrier (or a block pipeline's stage) of the running block: init()'s count, the arrivals its current phase
+// still expects, and the phases completed (cuda_barrier.cpp).
+struct BarrierState {
+  const void* key = nullptr;
+  std::ptrdiff_t expected = 0, pending = 0;
+  std::uint64_t phase = 0;
+  const char* what = "cuda::barrier";  // as messages name it
+};
+
 // The block a worker is running, reused from block to block.
 struct BlockRun {
   const LaunchSite* site = nullptr;
@@ -77,6 +91,7 @@ struct BlockRun {
   std::vector<std::uint32_t> warp_full;
   std::vector<std::vector<std::uint32_t>> warp_masks;
   std::map<int, int> barrier_releases;  // __syncthreads() line -> times released
+  std::vector<BarrierState> barriers;   // cuda::barrier and block pipeline stages, in order of first use
   bool aborted = false;
 };
 
@@ -127,8 +142,13 @@ void check_end_launch(const std::vector<Worker*>& workers);
 
 // async_copy.cpp: performs (and, in check mode, records) the copies of t that are still pending, at its exit.
 void finish_async_copies(Worker& w, ThreadSlot& t);
-// async_copy.cpp: performs the copies t started with the cuda::barrier `barrier` (t waits at it).
-void arrival_copies(Worker& w, ThreadSlot& t, const void* barrier);
+// async_copy.cpp: marks the copies t started with the cuda::barrier `barrier` as belonging to its current phase (t
+// arrives at it) / performs every thread's copies of the phase that completes, each as its thread's write.
+void arrive_copies(ThreadSlot& t, const void* barrier);
+void phase_copies(Worker& w, const void* barrier);
+// cuda_barrier.cpp: reports threads that wait for a cuda::barrier phase no thread can complete any more (on a GPU the
+// block hangs); false if no thread waits for one.
+bool report_stuck_phases(Worker& w);
 
 // fault_handler.cpp
 void install_fault_stack_for_thread();  // once per worker thread

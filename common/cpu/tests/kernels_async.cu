@@ -145,8 +145,9 @@ __global__ void thread_pipeline_sum(const float* in, float* out, int tiles, int 
 // The sum of the tiles with a cuda::barrier of the block: each tile is copied with cuda::memcpy_async(..., bar) and
 // complete once every thread has arrived and waited. form 0: a thread copies its element, bar.arrive_and_wait();
 // 1: the block copies the tile together (the group form), then bar.arrive() ... bar.wait(token); 2 (bug): a
-// __syncthreads() in place of the arrival; 3: a barrier set up for half the block (the backend does not support
-// it); 4 (bug): a barrier that init() never set up; 5 (bug): a thread reads its own copy between arrive() and wait().
+// __syncthreads() in place of the arrival; 3 (bug): a barrier set up for half the block, whose phase completes once
+// the first half has arrived, before the second half's copies have started; 4 (bug): a barrier that init() never
+// set up; 5 (bug): a thread reads its own copy between arrive() and wait().
 __global__ void barrier_sum(const float* in, float* out, int tiles, int form) {
   __shared__ float buf[kThreads];
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -175,6 +176,56 @@ __global__ void barrier_sum(const float* in, float* out, int tiles, int form) {
     }
     sum += buf[(i + 1) % kThreads];  // @barrier-read
     __syncthreads();
+  }
+  out[i] = sum;
+}
+
+// The sum by producers and consumers with cuda::barrier, in the CUDA Programming Guide's pattern: the block's first
+// 64 threads put tile t into buffer t % 2, the other 64 add it up. Every thread arrives at both barriers of a buffer
+// once per use: filled[b] (the producers arrive once the tile is in, the consumers arrive and wait for it) and
+// ready[b] (the consumers arrive once they are done with the buffer, the producers arrive and wait before refilling
+// it; the consumers' first arrivals say that both buffers are free). form 0: stores; 1: cuda::memcpy_async(...,
+// filled[b]), and one lane per consumer warp makes its warp's first arrivals with arrive(32); 2 (bug): the consumers
+// arrive at filled[b] without waiting; 3 (bug): the consumers never say that the buffers are free (a GPU hangs).
+__global__ void producer_consumer_sum(const float* in, float* out, int tiles, int form) {
+  __shared__ float buf[2][kThreads];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::barrier<cuda::thread_scope_block> ready[2], filled[2];
+  if (threadIdx.x < 2) {
+    init(&ready[threadIdx.x], blockDim.x);
+    init(&filled[threadIdx.x], blockDim.x);
+  }
+  __syncthreads();
+  if (threadIdx.x < kThreads) {  // a producer
+    const int i = threadIdx.x;
+    for (int t = 0; t < tiles; ++t) {
+      const int b = t % 2;
+      ready[b].arrive_and_wait();  // @pc-refill
+      if (form == 1)
+        cuda::memcpy_async(&buf[b][i], &in[t * kThreads + i], sizeof(float), filled[b]);
+      else
+        buf[b][i] = in[t * kThreads + i];
+      (void)filled[b].arrive();
+    }
+    return;
+  }
+  const int i = threadIdx.x - kThreads;  // a consumer
+  if (form == 1 && i % 32 == 0) {
+    (void)ready[0].arrive(32);
+    (void)ready[1].arrive(32);
+  } else if (form != 1 && form != 3) {
+    (void)ready[0].arrive();
+    (void)ready[1].arrive();
+  }
+  float sum = 0.0f;
+  for (int t = 0; t < tiles; ++t) {
+    const int b = t % 2;
+    if (form == 2)
+      (void)filled[b].arrive();
+    else
+      filled[b].arrive_and_wait();      // @pc-filled
+    sum += buf[b][(i + 1) % kThreads];  // @pc-read
+    (void)ready[b].arrive();
   }
   out[i] = sum;
 }
@@ -231,6 +282,11 @@ cudaError_t run_block_pipeline_sum(const float* in, float* out, int tiles, int f
 
 cudaError_t run_barrier_sum(const float* in, float* out, int tiles, int form) {
   barrier_sum<<<2, kThreads>>>(in, out, tiles, form);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t run_producer_consumer_sum(const float* in, float* out, int tiles, int form) {
+  producer_consumer_sum<<<2, 2 * kThreads>>>(in, out, tiles, form);
   return cudaDeviceSynchronize();
 }
 

@@ -34,9 +34,13 @@ cudaError_t run_group_copy_bytes(const unsigned char* in, unsigned char* out, in
 cudaError_t run_thread_pipeline_sum(const float* in, float* out, int tiles, int bug);
 // The sum with a cuda::barrier (2 blocks, both store out[0..63]). form 0: each thread's copy, arrive_and_wait();
 // 1: the block's copy (group form), arrive() then wait(token); 2: a __syncthreads() instead of the arrival (bug);
-// 3: init(&bar, half the block) (unsupported here); 4: no init (bug); 5: a read of the thread's own copy between
-// arrive() and wait() (bug).
+// 3: init(&bar, half the block) (bug); 4: no init (bug); 5: a read of the thread's own copy between arrive() and
+// wait() (bug).
 cudaError_t run_barrier_sum(const float* in, float* out, int tiles, int form);
+// The sum by 64 producer and 64 consumer threads with cuda::barriers `ready` and `filled` per buffer (2 blocks of 128,
+// out[0..63]). form 0: stores; 1: cuda::memcpy_async(..., filled[b]) and arrive(32); 2: the consumers do not wait
+// for filled[b] (bug); 3: the consumers never arrive at ready[] first (bug: a GPU hangs).
+cudaError_t run_producer_consumer_sum(const float* in, float* out, int tiles, int form);
 // The sum with a pipeline of the whole block (2 blocks). form 0: each thread's copy; 1: the block's copy (group
 // form); 2: a __syncthreads() instead of consumer_wait() (bug); 3: make_pipeline of one warp (unsupported here); 4: no
 // consumer_release() (bug: a GPU hangs).

@@ -148,8 +148,9 @@ std::string early_read(SumKernel run, int form, const char* marker) {
 }  // namespace
 
 // A cuda::barrier of the block: both forms of arrival report nothing and sum right; reading before the arrival meets
-// copies still in flight, reported with the barrier's fix; a barrier never set up is barrier divergence, and one set
-// up for half the block is what the backend does not support (the finding `unsupported`), both at the wait's line.
+// copies still in flight, reported with the barrier's fix; a barrier set up for half the block completes its phase
+// before the other half has copied (a read of a word no thread wrote yet); a barrier never set up is barrier
+// divergence at the wait's line.
 TEST(CheckMode, BlockBarriers) {
   expect_clean_sums(run_barrier_sum, {0, 1});
   const std::string read = early_read(run_barrier_sum, 2, "@barrier-read");
@@ -161,17 +162,36 @@ TEST(CheckMode, BlockBarriers) {
   EXPECT_FALSE(early_read(run_barrier_sum, 5, "@barrier-own").empty())
       << "no async-copy finding between arrive and wait";
 
-  const int wait_line = line_of("kernels_async.cu", "@barrier-wait");
-  for (auto [form, category, text] :
-       {std::tuple{3, "unsupported", "set up for 32 threads and the block has 64"},
-        std::tuple{4, "barrier-divergence", "that init() did not set up in this block"}}) {
-    cudaError_t error = cudaSuccess;
-    const auto f = findings_of(run_barrier_sum, form, category, &error);
-    EXPECT_NE(error, cudaSuccess) << "form " << form;
-    ASSERT_FALSE(f.empty()) << "form " << form;
-    EXPECT_EQ(f[0].line, wait_line);
-    EXPECT_NE(f[0].message.find(text), std::string::npos) << f[0].message;
-  }
+  cudaError_t error = cudaSuccess;
+  const auto half = findings_of(run_barrier_sum, 3, "uninitialized-shared-read", &error);
+  ASSERT_FALSE(half.empty()) << "a barrier of half the block: no finding";
+  EXPECT_EQ(half[0].line, line_of("kernels_async.cu", "@barrier-read"));
+  const auto never = findings_of(run_barrier_sum, 4, "barrier-divergence", &error);
+  EXPECT_NE(error, cudaSuccess);
+  ASSERT_FALSE(never.empty());
+  EXPECT_EQ(never[0].line, line_of("kernels_async.cu", "@barrier-wait"));
+  EXPECT_NE(never[0].message.find("that init() did not set up in this block"), std::string::npos) << never[0].message;
+}
+
+// Producers and consumers with cuda::barriers, the threads waiting at different lines or only arriving: plain stores
+// and cuda::memcpy_async with arrive(32) report nothing and sum right; consumers that do not wait read words no
+// producer wrote yet; consumers that never free the buffers leave every thread waiting for a phase that cannot
+// complete, reported at the producers' wait with the consumers' line.
+TEST(CheckMode, ProducerConsumerBarriers) {
+  expect_clean_sums(run_producer_consumer_sum, {0, 1});
+  cudaError_t error = cudaSuccess;
+  const auto early = findings_of(run_producer_consumer_sum, 2, "uninitialized-shared-read", &error);
+  ASSERT_FALSE(early.empty()) << "consumers that do not wait: no finding";
+  EXPECT_EQ(early[0].line, line_of("kernels_async.cu", "@pc-read"));
+  const auto stuck = findings_of(run_producer_consumer_sum, 3, "barrier-divergence", &error);
+  EXPECT_NE(error, cudaSuccess);
+  ASSERT_FALSE(stuck.empty());
+  EXPECT_EQ(stuck[0].line, line_of("kernels_async.cu", "@pc-refill"));
+  const std::string filled = std::to_string(line_of("kernels_async.cu", "@pc-filled"));
+  for (const std::string& part :
+       std::vector<std::string>{"threads 0..63 wait at line", "still expects 64 of its 128 arrivals",
+                                "threads 64..127 wait for a phase at line " + filled, "the block hangs"})
+    EXPECT_NE(stuck[0].message.find(part), std::string::npos) << part << " | " << stuck[0].message;
 }
 
 // A pipeline of the whole block: both copy forms report nothing and sum right; without consumer_wait() the reads meet
