@@ -196,6 +196,8 @@ std::string barrier_not_initialized_text(const Who& who, const char* what, int l
 // What the CPU backend does not support at run time (the finding `unsupported`): a block pipeline whose group has
 // `expected` threads, in a block of another size.
 std::string pipeline_unsupported_text(const Who& who, int line, long long expected);
+// Check mode: a thread arrives at a cuda::barrier that another thread's init() set up in the same barrier interval.
+std::string barrier_init_race_text(const Who& who, int line, unsigned init_thread, int init_line);
 // A thread arrives at a cuda::barrier more times than its phase still expects (cuda_barrier.cpp).
 std::string barrier_overarrival_text(const Who& who, const char* what, int line, long long update, long long pending,
                                      long long expected);

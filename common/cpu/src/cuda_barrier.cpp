@@ -15,7 +15,8 @@
 // conflicts are counted per interval, so the requests of a warp whose lanes a phase completion splits are counted in
 // two parts. When no thread can run and some wait for a phase, the phase can never complete (a GPU hangs): reported
 // as barrier divergence. Arriving at a barrier that init() did not set up in this block, or more times than its
-// phase still expects, is barrier divergence too; a block pipeline whose group is not the whole block stops with the
+// phase still expects, is barrier divergence too; in check mode, arriving after another thread's init() with no
+// __syncthreads() in between is a race; a block pipeline whose group is not the whole block stops with the
 // finding `unsupported` (the grader's runtime gap: grader/course_grader/diagnostics.py, runtime_gap), since its
 // producer_acquire() is a __syncthreads().
 #include "check_messages.h"
@@ -64,13 +65,20 @@ std::uint64_t barrier_block() {
   return w != nullptr && tl_slot != nullptr ? w->block.serial : 0;
 }
 
-std::uint64_t barrier_init(const void* barrier, std::ptrdiff_t expected) {
+std::uint64_t barrier_init(const void* barrier, std::ptrdiff_t expected, unsigned line) {
   Worker* w = tl_worker;
-  if (w == nullptr || tl_slot == nullptr) return 0;  // host code
+  ThreadSlot* t = tl_slot;
+  if (w == nullptr || t == nullptr) return 0;  // host code
   BlockRun& b = w->block;
   BarrierState* s = find_barrier(b, barrier);
   if (s == nullptr) s = &b.barriers.emplace_back();
   *s = BarrierState{barrier, expected, expected, 0, "cuda::barrier"};
+  if (w->hot != nullptr) {
+    s->init_epoch = w->hot->epoch;
+    s->init_wsync = w->hot->my_wsync;
+  }
+  s->init_thread = t->linear;
+  s->init_line = static_cast<int>(line);
   return b.serial;
 }
 
@@ -93,6 +101,12 @@ std::uint64_t barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::
     s = &b.barriers.emplace_back();
     *s = BarrierState{barrier, expected, expected, 0, what};
   }
+  // Check mode: another thread's init() with no barrier in between (a warp rendezvous of all lanes orders its own
+  // warp) may come after this arrival on a GPU.
+  if (w->hot != nullptr && s->init_line != 0 && s->init_epoch == w->hot->epoch && s->init_thread != t->linear &&
+      !((s->init_thread >> 5) == (t->linear >> 5) && s->init_wsync < w->hot->my_full))
+    w->sink.add("race", file, static_cast<int>(line), "", b.linear, t->linear,
+                [&] { return barrier_init_race_text(who, static_cast<int>(line), s->init_thread, s->init_line); });
   if (update < 1 || update > s->pending)
     stop_at_barrier(*w, *t, "barrier-divergence", file, line,
                     barrier_overarrival_text(who, what, static_cast<int>(line), update, s->pending, s->expected));

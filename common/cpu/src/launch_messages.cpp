@@ -226,6 +226,14 @@ std::string pipeline_unsupported_text(const Who& who, int line, long long expect
          "the CPU backend, and a GPU grades it.";
 }
 
+std::string barrier_init_race_text(const Who& who, int line, unsigned init_thread, int init_line) {
+  return "thread " + who.thread() + " of block " + who.block() + " arrives at the cuda::barrier at line " +
+         std::to_string(line) + ", which thread " + who.thread(init_thread) + " set up with init() at line " +
+         std::to_string(init_line) +
+         " with no __syncthreads() in between, so on a GPU it may arrive before the barrier is set up. Put a "
+         "__syncthreads() between init() and the barrier's first use.";
+}
+
 std::string barrier_overarrival_text(const Who& who, const char* what, int line, long long update, long long pending,
                                      long long expected) {
   return "thread " + who.thread() + " of block " + who.block() + " arrives " + std::to_string(update) +

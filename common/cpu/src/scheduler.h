@@ -75,6 +75,10 @@ struct BarrierState {
   std::ptrdiff_t expected = 0, pending = 0;
   std::uint64_t phase = 0;
   const char* what = "cuda::barrier";  // as messages name it
+  // Check mode: the barrier interval init() ran in, its thread, line and the warp rendezvous its warp had completed.
+  std::uint32_t init_epoch = 0, init_wsync = 0;
+  unsigned init_thread = 0;
+  int init_line = 0;
 };
 
 // The block a worker is running, reused from block to block.

@@ -147,14 +147,15 @@ __global__ void thread_pipeline_sum(const float* in, float* out, int tiles, int 
 // 1: the block copies the tile together (the group form), then bar.arrive() ... bar.wait(token); 2 (bug): a
 // __syncthreads() in place of the arrival; 3 (bug): a barrier set up for half the block, whose phase completes once
 // the first half has arrived, before the second half's copies have started; 4 (bug): a barrier that init() never
-// set up; 5 (bug): a thread reads its own copy between arrive() and wait().
+// set up; 5 (bug): a thread reads its own copy between arrive() and wait(); 6 (bug): no __syncthreads() between
+// init() and the first arrival.
 __global__ void barrier_sum(const float* in, float* out, int tiles, int form) {
   __shared__ float buf[kThreads];
 #pragma nv_diag_suppress static_var_with_dynamic_init
   __shared__ cuda::barrier<cuda::thread_scope_block> bar;
   auto cta = cg::this_thread_block();
-  if (threadIdx.x == 0 && form != 4) init(&bar, form == 3 ? kThreads / 2 : kThreads);
-  __syncthreads();
+  if (threadIdx.x == 0 && form != 4) init(&bar, form == 3 ? kThreads / 2 : kThreads);  // @barrier-init
+  if (form != 6) __syncthreads();
   const int i = threadIdx.x;
   float sum = 0.0f;
   for (int t = 0; t < tiles; ++t) {

@@ -35,7 +35,7 @@ cudaError_t run_thread_pipeline_sum(const float* in, float* out, int tiles, int 
 // The sum with a cuda::barrier (2 blocks, both store out[0..63]). form 0: each thread's copy, arrive_and_wait();
 // 1: the block's copy (group form), arrive() then wait(token); 2: a __syncthreads() instead of the arrival (bug);
 // 3: init(&bar, half the block) (bug); 4: no init (bug); 5: a read of the thread's own copy between arrive() and
-// wait() (bug).
+// wait() (bug); 6: no __syncthreads() after init() (bug).
 cudaError_t run_barrier_sum(const float* in, float* out, int tiles, int form);
 // The sum by 64 producer and 64 consumer threads with cuda::barriers `ready` and `filled` per buffer (2 blocks of 128,
 // out[0..63]). form 0: stores; 1: cuda::memcpy_async(..., filled[b]) and arrive(32); 2: the consumers do not wait

@@ -150,7 +150,7 @@ std::string early_read(SumKernel run, int form, const char* marker) {
 // A cuda::barrier of the block: both forms of arrival report nothing and sum right; reading before the arrival meets
 // copies still in flight, reported with the barrier's fix; a barrier set up for half the block completes its phase
 // before the other half has copied (a read of a word no thread wrote yet); a barrier never set up is barrier
-// divergence at the wait's line.
+// divergence at the wait's line, and arriving with no __syncthreads() after init() a race.
 TEST(CheckMode, BlockBarriers) {
   expect_clean_sums(run_barrier_sum, {0, 1});
   const std::string read = early_read(run_barrier_sum, 2, "@barrier-read");
@@ -171,6 +171,14 @@ TEST(CheckMode, BlockBarriers) {
   ASSERT_FALSE(never.empty());
   EXPECT_EQ(never[0].line, line_of("kernels_async.cu", "@barrier-wait"));
   EXPECT_NE(never[0].message.find("that init() did not set up in this block"), std::string::npos) << never[0].message;
+  // Arrivals in init()'s barrier interval: a race of every other thread, at its arrival, naming init()'s line.
+  const auto early_init = findings_of(run_barrier_sum, 6, "race", &error);
+  ASSERT_FALSE(early_init.empty()) << "no race between init() and the arrivals";
+  EXPECT_EQ(early_init[0].line, line_of("kernels_async.cu", "@barrier-wait"));
+  EXPECT_NE(early_init[0].message.find("set up with init() at line " +
+                                       std::to_string(line_of("kernels_async.cu", "@barrier-init"))),
+            std::string::npos)
+      << early_init[0].message;
 }
 
 // Producers and consumers with cuda::barriers, the threads waiting at different lines or only arriving: plain stores
