@@ -240,6 +240,7 @@ class Rewriter {
   bool math_function(std::size_t callee) const;
   // The callee token is qualified cuda::std:: (libcu++'s standard library, which device code may call).
   bool cuda_std(std::size_t callee) const;
+  bool braced_cuda_std_argument(std::size_t p, std::size_t q) const;
   // What a proxy [first, last] is wrapped in where it stands: `::course_cpu::check::value(` (?:, printf, a template's
   // `T` or `const T&`), `::course_cpu::check::element_ref(` (a template's `T&`: the element itself), or "".
   std::string proxy_wrapper(std::size_t first, std::size_t last) const;

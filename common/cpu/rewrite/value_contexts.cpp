@@ -96,6 +96,7 @@ bool Rewriter::value_context(std::size_t first, std::size_t last) const {
 
 std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, std::size_t last) const {
   std::size_t p = prev(first), q = next(last);
+  if (braced_cuda_std_argument(p, q)) return Param::value;
   // (s[i]) is s[i], but f(s[i]) is a call
   while (p != npos && is_punct(p, "(") && match(p) == q && prev(p) != npos && !is_ident(prev(p)) &&
          !is_punct(prev(p), ">")) {
@@ -140,6 +141,30 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   if (kind == Param::value_pack) kind = Param::value;
   if (kind == Param::reference_pack) kind = Param::reference;
   return kind;
+}
+
+bool Rewriter::braced_cuda_std_argument(std::size_t p, std::size_t q) const {
+  // An item of a braced list that is a cuda::std call's argument (cuda::std::min({s[0], s[1], x})): a value, so that
+  // the list has one element type. p and q: the tokens around the item.
+  if (p == npos || q >= toks_.size() || !(is_punct(p, "{") || is_punct(p, ",")) ||
+      !(is_punct(q, "}") || is_punct(q, ",")))
+    return false;
+  std::size_t open = p;
+  while (open != npos && !is_punct(open, "{")) {  // back over the items before this one
+    std::size_t k = prev(open);
+    if (k != npos && is_close(k)) {
+      k = match_back(k);
+      if (k == npos) return false;
+      k = prev(k);
+    }
+    if (k == npos || is_punct(k, "(") || is_punct(k, "[") || is_punct(k, ";") || is_punct(k, "}")) return false;
+    open = k;
+  }
+  if (open == npos || match(open) == npos) return false;
+  const std::size_t paren = prev(open), after = next(match(open));
+  if (paren == npos || !is_punct(paren, "(") || after >= toks_.size() || !is_punct(after, ")")) return false;
+  const std::size_t callee = prev(paren);
+  return callee != npos && is_ident(callee) && cuda_std(callee);
 }
 
 bool Rewriter::cuda_std(std::size_t callee) const {

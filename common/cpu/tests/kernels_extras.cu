@@ -129,7 +129,7 @@ __global__ void libcu_std(const float* in, float* out, int n) {
   if (i == 0) cuda::std::swap(s[0], s[1]);
   __syncthreads();
   out[i * 6 + 4] = cuda::std::max(s[i], 0.0f);
-  out[i * 6 + 5] = cuda::std::min(s[0], s[1]) + 10.0f * s[0];
+  out[i * 6 + 5] = cuda::std::min({s[0], s[1], 1e30f}) + 10.0f * s[0];  // and of a braced list
 }
 cudaError_t run_libcu_std(const float* in, float* out, int n) {
   libcu_std<<<1, 2>>>(in, out, n);

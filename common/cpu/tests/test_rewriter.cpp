@@ -501,6 +501,7 @@ TEST(Rewriter, CudaStdFunctionsTakeElementValuesAndSwapTheElements) {
       "  __shared__ float s[32];\n"
       "  g[0] = cuda::std::max(s[1], 0.0f) + std::max(s[2], 1.0f);\n"
       "  ::cuda::std::swap(s[0], s[31]);\n"
+      "  g[1] = cuda::std::min({s[3], s[4], 1.0f});\n"
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
@@ -510,6 +511,11 @@ TEST(Rewriter, CudaStdFunctionsTakeElementValuesAndSwapTheElements) {
   EXPECT_TRUE(contains(out,
                        "::cuda::std::swap(::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[0]), "
                        "::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[31]));"))
+      << out;
+  // The items of a braced list: values, so the list has one element type.
+  EXPECT_TRUE(contains(out,
+                       "cuda::std::min({::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[3]), "
+                       "::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[4]), 1.0f})"))
       << out;
 }
 
