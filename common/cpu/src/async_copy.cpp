@@ -43,10 +43,9 @@ namespace {
     w.illegal_address = true;
   else
     w.launch_failure = true;
-  w.block.aborted = true;
   w.sink.add(category, site->file, site->line, site->var, w.block.linear, t.linear,
              [&] { return bad_async_copy_text(who, site->line, problem); });
-  for (;;) t.sink = std::move(t.sink).resume();  // never resumed: the scheduler unwinds this fiber
+  stop_block_here(w, t);
 }
 
 // Word `word_offset` of a copy to `dst`, as a checked access of the copy's site.

@@ -21,10 +21,9 @@ void stop_misaligned(Worker& w, ThreadSlot& t, const char* file, int line, const
                      const MisalignedAccess& access) {
   const Who who{w, t};
   w.misaligned_address = true;
-  w.block.aborted = true;
   w.sink.add("misaligned-address", file, line, variable, w.block.linear, t.linear,
              [&] { return misaligned_access_text(who, access); });
-  for (;;) t.sink = std::move(t.sink).resume();  // never resumed: the scheduler unwinds this fiber
+  stop_block_here(w, t);
 }
 
 bool in_checked_kernel() { return tl_worker != nullptr && tl_slot != nullptr && tl_worker->checked; }

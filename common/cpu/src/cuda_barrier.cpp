@@ -36,9 +36,8 @@ namespace {
 [[noreturn]] void stop_at_barrier(Worker& w, ThreadSlot& t, const char* category, const char* file, unsigned line,
                                   std::string message) {
   w.launch_failure = true;
-  w.block.aborted = true;
   w.sink.add(category, file, static_cast<int>(line), "", w.block.linear, t.linear, [&] { return std::move(message); });
-  for (;;) t.sink = std::move(t.sink).resume();  // never resumed: the scheduler unwinds this fiber
+  stop_block_here(w, t);
 }
 
 BarrierState* find_barrier(BlockRun& b, const void* key) {

@@ -42,6 +42,11 @@ void fail_block(Worker& w, const char* category, int line, std::string message) 
   w.sink.add(category, w.block.site->file, line, "", w.block.linear, 0, [&] { return std::move(message); });
 }
 
+void stop_block_here(Worker& w, ThreadSlot& t) {
+  w.block.aborted = true;
+  for (;;) t.sink = std::move(t.sink).resume();  // never resumed: the scheduler unwinds this fiber
+}
+
 namespace {
 
 void resume(Worker& w, ThreadSlot& s) {

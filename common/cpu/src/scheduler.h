@@ -128,6 +128,9 @@ extern const LaunchSite* volatile g_running_site;
 std::string block_text(const Worker& w);  // the running block's index, "(3,0)"
 // Reports a finding that stops the running block (its fibers are unwound).
 void fail_block(Worker& w, const char* category, int line, std::string message);
+// Called by the running CUDA thread t, after its finding: stops the block and never returns (the scheduler unwinds
+// the thread's fiber).
+[[noreturn]] void stop_block_here(Worker& w, ThreadSlot& t);
 
 // block_sync.cpp: completes the warp rendezvous whose lanes are all present /
 // releases the block barrier. False: nothing can run any more (divergence).
