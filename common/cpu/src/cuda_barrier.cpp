@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace course_cpu::detail {
