@@ -55,7 +55,19 @@ void Rewriter::rewrite_shared() {
       rewrite_extern_shared(first, i, semi, in_function, fn);
       continue;
     }
-    edits_.push_back({i, i + 1, "static thread_local"});
+    // alignas right after a leading __shared__ (`__shared__ alignas(16) float a[64];`) must stay in front of the
+    // specifiers that replace it, as g++ rejects attributes between decl-specifiers; after other specifiers
+    // (`static __shared__ alignas(16)`) nvcc rejects it too, and so it stays where it is.
+    std::size_t specifiers_at = next(i);
+    while (first == i && specifiers_at < semi && is_ident(specifiers_at, "alignas") &&
+           is_punct(next(specifiers_at), "("))
+      specifiers_at = next(match(next(specifiers_at)));
+    if (specifiers_at == next(i)) {
+      edits_.push_back({i, i + 1, "static thread_local"});
+    } else {
+      edits_.push_back({i, i + 1, ""});
+      edits_.push_back({specifiers_at, specifiers_at, "static thread_local "});
+    }
     for (std::size_t k = first; k < semi; k = next(k)) {
       if (is_punct(k, "[") || is_punct(k, "=") || is_punct(k, ",")) break;
       if (is_ident(k, "static")) edits_.push_back({k, k + 1, ""});

@@ -102,6 +102,7 @@ template <int N>
 __global__ void idioms(const float* in, float* out, int n) {
   __shared__ float s[64];
   __shared__ volatile int flags[32];
+  __shared__ alignas(16) float aligned[64];
   auto tile = cg::tiled_partition<N>(cg::this_thread_block());
   float& r = s[threadIdx.x];
   r = in[threadIdx.x];
@@ -112,6 +113,7 @@ __global__ void idioms(const float* in, float* out, int n) {
   if (threadIdx.x < 32) warpReduce(s, threadIdx.x);
   swap2(s[0], s[1]);
   reinterpret_cast<float4*>(s)[0] = make_float4(v, v, v, v);
+  reinterpret_cast<float4*>(aligned)[0] = reinterpret_cast<float4*>(s)[0];
   printf("%f %d\n", s[0], flags[0]);
   out[threadIdx.x] = v + r;
 }
@@ -251,5 +253,18 @@ TEST(RewriterCompile, WhatNvccRejectsFailsHereToo) {
     std::string log;
     EXPECT_NE(compile("old_atomic_add.cu", src, mode, &log), 0) << log;
     EXPECT_TRUE(contains(log, "old_atomic_add.cu:3:")) << log;
+  }
+  // nvcc 13: "attribute does not apply to any entity" (alignas after `static __shared__`; first, it is accepted).
+  const std::string late_alignas =
+      "#include <cuda_runtime.h>\n"
+      "__global__ void k(float* out) {\n"
+      "  static __shared__ alignas(16) float s[4];\n"
+      "  s[threadIdx.x] = 1.0f;\n"
+      "  out[threadIdx.x] = s[3 - threadIdx.x];\n"
+      "}\n";
+  for (Mode mode : {Mode::fast, Mode::check}) {
+    std::string log;
+    EXPECT_NE(compile("late_alignas.cu", late_alignas, mode, &log), 0) << log;
+    EXPECT_TRUE(contains(log, "late_alignas.cu:3:")) << log;
   }
 }
