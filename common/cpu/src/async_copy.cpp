@@ -2,7 +2,7 @@
 //
 // A copy is recorded by the thread that starts it (ThreadSlot::copies) and performed when one of that thread's
 // __pipeline_wait_prior() calls covers its group (a copy started with a cuda::barrier or a block's pipeline: when the
-// thread waits at it, cuda_barrier.cpp), or when the thread exits. Until then shared memory keeps its old
+// phase it joined completes, cuda_barrier.cpp), or when the thread exits. Until then shared memory keeps its old
 // contents, so reading too early gives stale values, as it may on a GPU.
 //
 // Check mode, in addition (the shadow words of check_state.h):
@@ -190,28 +190,26 @@ void group_async_copy(const check::Site* site, unsigned rank, unsigned size, voi
   at_once(tail, bytes);
 }
 
-// cuda::memcpy_async(..., barrier): the thread's share, to complete with the phase of the barrier that the thread
-// arrives at next (arrive_copies, phase_copies).
+// cuda::memcpy_async(..., barrier): the thread's share, to complete with the barrier's current phase (the copy joins
+// it, as libcu++'s does: cp.async.mbarrier.arrive without .noinc), whether or not the thread itself arrives.
 void barrier_async_copy(const void* barrier, CopyApi api, const char* file, unsigned line, unsigned rank, unsigned size,
                         void* dst, const void* src, std::size_t bytes) {
+  Worker* w = tl_worker;
   ThreadSlot* t = tl_slot;
   const std::size_t before = t != nullptr ? t->copies.size() : 0;
   group_async_copy(group_copy_site(api, file, line), rank, size, dst, src, bytes);
-  if (t == nullptr) return;
+  if (w == nullptr || t == nullptr || t->copies.size() == before) return;
+  const std::uint64_t phase = barrier_copy_phase(*w, *t, barrier);
   for (std::size_t i = before; i < t->copies.size(); ++i) {
-    t->copies[i].group = PendingCopy::kAtArrival;
+    t->copies[i].group = PendingCopy::kWithBarrier;
     t->copies[i].barrier = barrier;
+    t->copies[i].phase = phase;
   }
 }
 
-void arrive_copies(ThreadSlot& t, const void* barrier) {
-  for (PendingCopy& c : t.copies)
-    if (c.group == PendingCopy::kAtArrival && c.barrier == barrier) c.arrived = true;
-}
-
-void phase_copies(Worker& w, const void* barrier) {
+void phase_copies(Worker& w, BarrierState& s) {
   auto of_phase = [&](const PendingCopy& c) {
-    return c.group == PendingCopy::kAtArrival && c.barrier == barrier && c.arrived;
+    return c.group == PendingCopy::kWithBarrier && c.barrier == s.key && c.phase < s.phase;
   };
   // Check mode records each copy's words as written by the thread that started it: check::record() takes the thread
   // from tl_slot and the fast-path state.
@@ -222,20 +220,37 @@ void phase_copies(Worker& w, const void* barrier) {
     w.hot->my_wsync = w.block.warp_sync[t.linear >> 5];
     w.hot->my_full = w.block.warp_full[t.linear >> 5];
   };
-  for (ThreadSlot& t : w.block.threads) {
-    if (std::none_of(t.copies.begin(), t.copies.end(), of_phase)) continue;
+  std::size_t kept = 0;
+  for (const unsigned linear : s.copiers) {
+    ThreadSlot& t = w.block.threads[linear];
     tl_slot = &t;
     become(t);
     for (const PendingCopy& c : t.copies)
       if (of_phase(c)) complete(w, c);
     t.copies.erase(std::remove_if(t.copies.begin(), t.copies.end(), of_phase), t.copies.end());
+    if (std::any_of(t.copies.begin(), t.copies.end(), [&](const PendingCopy& c) { return c.barrier == s.key; }))
+      s.copiers[kept++] = linear;  // copies of the current phase
   }
+  s.copiers.resize(kept);
   tl_slot = running;
   if (running != nullptr) become(*running);
 }
 
 void finish_async_copies(Worker& w, ThreadSlot& t) {
-  for (const PendingCopy& c : t.copies) complete(w, c);
+  auto own = [](const PendingCopy& c) { return c.group != PendingCopy::kWithBarrier; };
+  for (const PendingCopy& c : t.copies)
+    if (own(c)) complete(w, c);
+  t.copies.erase(std::remove_if(t.copies.begin(), t.copies.end(), own), t.copies.end());
+}
+
+void settle_async_copies(Worker& w, ThreadSlot& t, bool perform) {
+  for (const PendingCopy& c : t.copies) {
+    if (perform) {
+      std::memcpy(c.dst, c.src, c.bytes);
+      std::memset(c.dst + c.bytes, 0, c.size - c.bytes);
+    }
+    if (w.checked) set_pending(w, c, false);
+  }
   t.copies.clear();
 }
 

@@ -234,7 +234,7 @@ std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, c
         : pipeline_copy || barrier_copy ? " (cuda::memcpy_async)"
                                         : "")
     << " started by thread " << who.thread(copy.thread) << " at line " << copy.line << " is still filling: "
-    << (barrier_copy ? "that thread has not arrived at the cuda::barrier the copy was started with"
+    << (barrier_copy ? "the phase of the cuda::barrier that the copy was started with has not completed yet"
                      : std::string("no ") +
                            (group_copy      ? "cg::wait() or cg::wait_prior()"
                             : pipeline_copy ? "consumer_wait() or cuda::pipeline_consumer_wait_prior()"
@@ -243,7 +243,9 @@ std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, c
     << ", so " << (write ? "the copy may overwrite this value." : "this read may get the old contents.");
   if (barrier_copy) {
     m << " A copy started with cuda::memcpy_async(..., bar) is complete once the barrier's phase is: every thread "
-         "must arrive and wait (bar.arrive_and_wait(), or bar.wait(bar.arrive())) before any thread uses the data.";
+         "the barrier counts must arrive, and a thread must wait for that phase (bar.arrive_and_wait(), or "
+         "bar.wait(std::move(token)) with the token of its arrive()) before it uses the data; other threads need a "
+         "__syncthreads() after that wait.";
     return m.str();
   }
   if (group_copy) {

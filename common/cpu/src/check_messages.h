@@ -201,6 +201,8 @@ std::string barrier_init_race_text(const Who& who, int line, unsigned init_threa
 // A thread arrives at a cuda::barrier more times than its phase still expects (cuda_barrier.cpp).
 std::string barrier_overarrival_text(const Who& who, const char* what, int line, long long update, long long pending,
                                      long long expected);
+// A thread arrives at a cuda::barrier with an update below 1: arrive(0) (cuda_barrier.cpp).
+std::string barrier_bad_update_text(const Who& who, const char* what, int line, long long update);
 // Threads wait for a phase of a cuda::barrier that no thread can complete any more (cuda_barrier.cpp).
 std::string stuck_phase_text(const Worker& w, const ThreadSlot& first, const char* what, long long pending,
                              long long expected);

@@ -1,23 +1,30 @@
 // CPU backend of the course: cuda::barrier (<cuda/barrier>) and the stages of a block's cuda::pipeline.
 //
 // A barrier counts arrivals per phase, as libcu++'s does: init(&bar, count) sets up a barrier of the running block
-// for `count` arrivals per phase; arrive(n) counts n of them and returns the phase it arrived at (its token); the
-// arrival that completes the phase performs the copies started with the barrier by the threads that have arrived
-// (async_copy.cpp), starts the next phase, makes runnable every thread that waits for the completed phase and, in
-// check mode, ends the barrier interval (check_end_epoch), so that what every thread did before its arrival is
-// ordered before what every waiting thread does after its wait. wait(token) returns at once if that phase has
-// completed, and otherwise leaves the thread waiting (ThreadState::at_phase) until it does. So threads may wait at
-// different lines, arrive without waiting (producers and consumers), and a barrier may count any number of the
-// block's threads (one per warp, say).
+// for `count` arrivals per phase; arrive(n) counts n of them and returns the phase it arrived at (its token). A copy
+// started with cuda::memcpy_async(..., bar) joins the phase current when it starts (libcu++'s cp.async.mbarrier.arrive
+// without .noinc), whichever thread starts it and whether or not that thread arrives (BarrierState::copiers).
 //
-// Ending the interval at a phase orders the accesses of threads that arrived but did not wait, too, so a race between
-// such a thread's accesses after its arrival and accesses before the phase's completion is not reported; and bank
+// The arrival that counts a phase's last expected arrival makes the phase due; it completes when that thread waits
+// for it, blocks elsewhere or exits (complete_due_phases, called by the scheduler), so that what the thread does
+// between arrive() and wait() happens before the phase completes, as it may on a GPU: its reads of the phase's copies
+// are reported in check mode. Completing a phase performs its copies (async_copy.cpp), each recorded as a write by
+// the thread that started it; starts the next phase; makes runnable every thread that waits for the completed phase
+// (BarrierState::waiters); and, in check mode, ends the barrier interval (check_end_epoch), so that what every thread
+// did before its arrival is ordered before what every waiting thread does after its wait. wait(token) returns at once
+// if that phase has completed, and otherwise leaves the thread waiting (ThreadState::at_phase) until it does;
+// wait_parity(p) waits for the current phase if its parity is p. So threads may wait at different lines, arrive
+// without waiting (producers and consumers), and a barrier may count any number of the block's threads (one per
+// warp, say).
+//
+// Ending the interval at a phase is block-wide, as a __syncthreads() is: races between accesses that only the phase
+// seems to order (of threads the barrier does not count, or of a thread after its arrival) are not reported; and bank
 // conflicts are counted per interval, so the requests of a warp whose lanes a phase completion splits are counted in
 // two parts. When no thread can run and some wait for a phase, the phase can never complete (a GPU hangs): reported
-// as barrier divergence. Arriving at a barrier that init() did not set up in this block, or more times than its
-// phase still expects, is barrier divergence too; in check mode, arriving after another thread's init() with no
-// __syncthreads() in between is a race; a block pipeline whose group is not the whole block stops with the
-// finding `unsupported` (the grader's runtime gap: grader/course_grader/diagnostics.py, runtime_gap), since its
+// as barrier divergence. Arriving at a barrier that init() did not set up in this block, with arrive(0), or more
+// times than its phase still expects, is barrier divergence too; in check mode, arriving after another thread's
+// init() with no __syncthreads() in between is a race; a block pipeline whose group is not the whole block stops with
+// the finding `unsupported` (the grader's runtime gap: grader/course_grader/diagnostics.py, runtime_gap), since its
 // producer_acquire() is a __syncthreads().
 #include "check_messages.h"
 #include "scheduler.h"
@@ -30,6 +37,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace course_cpu::detail {
 namespace {
@@ -47,15 +55,36 @@ BarrierState* find_barrier(BlockRun& b, const void* key) {
   return it == b.barriers.end() ? nullptr : &*it;
 }
 
-// The phase of `s` completes: its copies land, its waiters may go on, and (check mode) the barrier interval ends.
+// A thread observes the phases of `s` completed so far (its wait for one returns): their copies land, each a write
+// of the thread that started it, and (check mode) the barrier interval ends. Until then a completed phase orders
+// nothing, and its copies stay pending: on a GPU only a wait tells that they have landed.
+void observe(Worker& w, BarrierState& s) {
+  if (s.observed == s.phase) return;
+  s.observed = s.phase;
+  phase_copies(w, s);
+  if (w.checked) check_end_epoch(w);
+}
+
+// The phase of `s` completes: its waiters may go on (and so observe it).
 void complete_phase(Worker& w, BarrierState& s) {
   ++s.phase;
   s.pending = s.expected;
-  phase_copies(w, s.key);
-  for (ThreadSlot& t : w.block.threads)
-    if (t.state == ThreadState::at_phase && t.barrier == s.key && t.barrier_phase < s.phase)
-      t.state = ThreadState::runnable;
-  if (w.checked) check_end_epoch(w);
+  s.due = false;
+  bool woken = false;
+  for (const unsigned linear : s.waiters) {
+    ThreadSlot& t = w.block.threads[linear];
+    if (t.state != ThreadState::at_phase || t.barrier != s.key || t.barrier_phase >= s.phase) continue;
+    t.state = ThreadState::runnable;
+    woken = true;
+  }
+  s.waiters.clear();
+  if (woken) observe(w, s);
+}
+
+// A phase that is due completes before anything else happens to its barrier (another arrival, a copy, a wait of the
+// thread that made it due, another init()).
+void settle(Worker& w, BarrierState& s) {
+  if (s.due) complete_phase(w, s);
 }
 
 }  // namespace
@@ -72,7 +101,10 @@ std::uint64_t barrier_init(const void* barrier, std::ptrdiff_t expected, unsigne
   BlockRun& b = w->block;
   BarrierState* s = find_barrier(b, barrier);
   if (s == nullptr) s = &b.barriers.emplace_back();
+  settle(*w, *s);
+  std::vector<unsigned> copiers = std::move(s->copiers);  // copies started before init(): its first phase's
   *s = BarrierState{barrier, expected, expected, 0, "cuda::barrier"};
+  s->copiers = std::move(copiers);
   if (w->hot != nullptr) {
     s->init_epoch = w->hot->epoch;
     s->init_wsync = w->hot->my_wsync;
@@ -97,37 +129,75 @@ std::uint64_t barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::
     stop_at_barrier(*w, *t, "unsupported", file, line,
                     pipeline_unsupported_text(who, static_cast<int>(line), expected));
   BarrierState* s = find_barrier(b, barrier);
-  if (s == nullptr) {  // a pipeline's stage: set up by make_pipeline()
-    s = &b.barriers.emplace_back();
-    *s = BarrierState{barrier, expected, expected, 0, what};
+  if (s == nullptr) s = &b.barriers.emplace_back(BarrierState{barrier});
+  if (s->expected == 0) {  // a pipeline's stage (set up by make_pipeline()) at its first arrival
+    s->expected = s->pending = expected;
+    s->what = what;
   }
+  settle(*w, *s);
   // Check mode: another thread's init() with no barrier in between (a warp rendezvous of all lanes orders its own
   // warp) may come after this arrival on a GPU.
   if (w->hot != nullptr && s->init_line != 0 && s->init_epoch == w->hot->epoch && s->init_thread != t->linear &&
       !((s->init_thread >> 5) == (t->linear >> 5) && s->init_wsync < w->hot->my_full))
     w->sink.add("race", file, static_cast<int>(line), "", b.linear, t->linear,
                 [&] { return barrier_init_race_text(who, static_cast<int>(line), s->init_thread, s->init_line); });
-  if (update < 1 || update > s->pending)
+  if (update < 1)
+    stop_at_barrier(*w, *t, "barrier-divergence", file, line,
+                    barrier_bad_update_text(who, what, static_cast<int>(line), update));
+  if (update > s->pending)
     stop_at_barrier(*w, *t, "barrier-divergence", file, line,
                     barrier_overarrival_text(who, what, static_cast<int>(line), update, s->pending, s->expected));
-  arrive_copies(*t, barrier);
   const std::uint64_t phase = s->phase;
   s->pending -= update;
-  if (s->pending == 0) complete_phase(*w, *s);
+  if (s->pending == 0) {  // completes when this thread blocks or exits: complete_due_phases()
+    s->due = true;
+    b.phases_due = true;
+  }
   return phase;
+}
+
+std::uint64_t barrier_copy_phase(Worker& w, ThreadSlot& t, const void* barrier) {
+  BarrierState* s = find_barrier(w.block, barrier);
+  // A pipeline's stage before its first arrival (or a barrier init() has not set up: its arrival is reported).
+  if (s == nullptr) s = &w.block.barriers.emplace_back(BarrierState{barrier});
+  settle(w, *s);
+  if (s->copiers.empty() || s->copiers.back() != t.linear) s->copiers.push_back(t.linear);
+  return s->phase;
+}
+
+void complete_due_phases(Worker& w) {
+  w.block.phases_due = false;
+  check::tl_hot = w.hot;  // phase_copies() records writes as the scheduler
+  for (BarrierState& s : w.block.barriers) settle(w, s);
+  check::tl_hot = nullptr;
 }
 
 void barrier_wait(const void* barrier, std::uint64_t phase, unsigned line) {
   Worker* w = tl_worker;
   ThreadSlot* t = tl_slot;
   if (w == nullptr || t == nullptr) return;  // host code
-  const BarrierState* s = find_barrier(w->block, barrier);
-  if (s == nullptr || s->phase > phase) return;
+  BarrierState* s = find_barrier(w->block, barrier);
+  if (s == nullptr) return;
+  settle(*w, *s);  // this thread's own last arrival: the phase completes here, and the thread goes on at once
+  if (s->phase > phase) return observe(*w, *s);
+  s->waiters.push_back(t->linear);
   t->state = ThreadState::at_phase;
   t->barrier = barrier;
   t->barrier_phase = phase;
   t->line = static_cast<int>(line);
   t->sink = std::move(t->sink).resume();  // the scheduler resumes it once the phase has completed
+}
+
+void barrier_wait_parity(const void* barrier, bool parity, unsigned line) {
+  Worker* w = tl_worker;
+  if (w == nullptr || tl_slot == nullptr) return;  // host code
+  BarrierState* s = find_barrier(w->block, barrier);
+  if (s == nullptr) return;
+  settle(*w, *s);
+  if ((s->phase & 1) == static_cast<std::uint64_t>(parity))
+    barrier_wait(barrier, s->phase, line);
+  else
+    observe(*w, *s);
 }
 
 bool report_stuck_phases(Worker& w) {

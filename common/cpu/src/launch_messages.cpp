@@ -244,6 +244,13 @@ std::string barrier_overarrival_text(const Who& who, const char* what, int line,
          "that arrives.";
 }
 
+std::string barrier_bad_update_text(const Who& who, const char* what, int line, long long update) {
+  return "thread " + who.thread() + " of block " + who.block() + " calls arrive(" + std::to_string(update) + ") at a " +
+         what + " at line " + std::to_string(line) +
+         ", so on a GPU what it does is undefined: the update must be at least 1 (the number of arrivals it makes, "
+         "arrive() for one).";
+}
+
 std::string stuck_phase_text(const Worker& w, const ThreadSlot& first, const char* what, long long pending,
                              long long expected) {
   const BlockRun& b = w.block;

@@ -5,8 +5,9 @@
 // results and diagnostics do not depend on timing. Inside a block each CUDA
 // thread is a Boost.Context fiber; the worker resumes every runnable fiber in
 // thread-id order until it blocks (at a __syncthreads(), a warp operation, a
-// wait for a cuda::barrier's phase or its end), runs again the threads that a
-// completed phase made runnable, then lets block_sync.cpp complete the warp
+// wait for a cuda::barrier's phase or its end), completes the phase its last
+// arrival made due, runs again the threads that a completed phase made
+// runnable, then lets block_sync.cpp complete the warp
 // rendezvous and release the barrier. Barrier divergence is reported, and the
 // block's fibers are unwound instead of hanging.
 #include "scheduler.h"
@@ -73,6 +74,7 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
   b.aborted = false;
   b.barrier_releases.clear();
   b.barriers.clear();
+  b.phases_due = false;
   std::fill(b.warp_sync.begin(), b.warp_sync.end(), 0u);
   std::fill(b.warp_full.begin(), b.warp_full.end(), 0u);
   for (auto& m : b.warp_masks) m.clear();
@@ -116,6 +118,7 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
     for (ThreadSlot& s : b.threads) {
       if (s.state == ThreadState::runnable) resume(w, s);
       if (b.aborted) break;
+      if (b.phases_due) complete_due_phases(w);
     }
     if (b.aborted) break;
     bool all_exited = true, any_warp = false, any_runnable = false;
@@ -136,6 +139,7 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
   for (ThreadSlot& s : b.threads) {
     s.fiber = ctx::fiber();
     s.sink = ctx::fiber();
+    if (!s.copies.empty()) settle_async_copies(w, s, !b.aborted);
   }
   if (w.checked) check_end_epoch(w);
 }

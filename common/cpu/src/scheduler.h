@@ -26,15 +26,17 @@ enum class ThreadState : std::uint8_t { runnable, at_barrier, at_warp, at_phase,
 // An asynchronous copy a CUDA thread started and no wait has covered yet (async_copy.cpp).
 struct PendingCopy {
   static constexpr std::uint32_t kUncommitted = ~0u;
-  static constexpr std::uint32_t kAtArrival = ~0u - 1;  // cuda::memcpy_async(..., bar): done when its thread waits
+  static constexpr std::uint32_t kWithBarrier = ~0u - 1;  // cuda::memcpy_async(..., bar): done with a phase of bar
   unsigned char* dst;
   const unsigned char* src;
   std::uint32_t bytes;  // copied from src; the rest of `size` is zero-filled
   std::uint32_t size;
-  std::uint32_t group;  // the thread's commit count when it was committed, or kUncommitted, or kAtArrival
+  std::uint32_t group;  // the thread's commit count when it was committed, or kUncommitted, or kWithBarrier
   const check::Site* site;
-  const void* barrier = nullptr;  // kAtArrival: the cuda::barrier it completes with
-  bool arrived = false;           // kAtArrival: its thread has arrived since, so the copy completes with this phase
+  // kWithBarrier: the cuda::barrier (or block pipeline stage) and its phase when the copy started; the copy completes
+  // with that phase, as libcu++'s does (the starting thread need not arrive).
+  const void* barrier = nullptr;
+  std::uint64_t phase = 0;
 };
 
 // One CUDA thread of the running block.
@@ -75,10 +77,17 @@ struct BarrierState {
   std::ptrdiff_t expected = 0, pending = 0;
   std::uint64_t phase = 0;
   const char* what = "cuda::barrier";  // as messages name it
+  std::uint64_t observed = 0;          // phases that some thread's wait has seen complete (their copies are done)
   // Check mode: the barrier interval init() ran in, its thread, line and the warp rendezvous its warp had completed.
   std::uint32_t init_epoch = 0, init_wsync = 0;
   unsigned init_thread = 0;
   int init_line = 0;
+  // The threads that wait for the current phase, and those that started copies with the barrier since the last phase
+  // completed (in thread order of their first copy).
+  std::vector<unsigned> waiters, copiers;
+  // The last arrival of the current phase has been counted: the phase completes when the arriving thread blocks or
+  // exits (complete_due_phases), so that what it does between arrive() and wait() is checked as unordered.
+  bool due = false;
 };
 
 // The block a worker is running, reused from block to block.
@@ -96,6 +105,7 @@ struct BlockRun {
   std::vector<std::vector<std::uint32_t>> warp_masks;
   std::map<int, int> barrier_releases;  // __syncthreads() line -> times released
   std::vector<BarrierState> barriers;   // cuda::barrier and block pipeline stages, in order of first use
+  bool phases_due = false;              // some barrier's phase is due (BarrierState::due)
   bool aborted = false;
 };
 
@@ -147,12 +157,20 @@ void check_begin_block(Worker& w);
 void check_end_epoch(Worker& w);  // a __syncthreads() released, or the block ended
 void check_end_launch(const std::vector<Worker*>& workers);
 
-// async_copy.cpp: performs (and, in check mode, records) the copies of t that are still pending, at its exit.
+// async_copy.cpp: performs (and, in check mode, records) the copies of t that are still pending at its exit, but
+// those started with a cuda::barrier, which complete with their phase.
 void finish_async_copies(Worker& w, ThreadSlot& t);
-// async_copy.cpp: marks the copies t started with the cuda::barrier `barrier` as belonging to its current phase (t
-// arrives at it) / performs every thread's copies of the phase that completes, each as its thread's write.
-void arrive_copies(ThreadSlot& t, const void* barrier);
-void phase_copies(Worker& w, const void* barrier);
+// async_copy.cpp: performs the copies started with barrier s in phases that have completed, each as its thread's
+// write (s.copiers keeps the threads with later copies).
+void phase_copies(Worker& w, BarrierState& s);
+// async_copy.cpp, as the block ends: performs (`perform`) or drops (the block was stopped) the copies t still has
+// pending, whose phase never completed, and in check mode clears their marks (so no later block sees them pending).
+void settle_async_copies(Worker& w, ThreadSlot& t, bool perform);
+// cuda_barrier.cpp: the phase of `barrier` that a copy t starts with it joins (t becomes one of its copiers).
+std::uint64_t barrier_copy_phase(Worker& w, ThreadSlot& t, const void* barrier);
+// cuda_barrier.cpp: completes the phases whose last arrival was counted (the scheduler calls it once the arriving
+// thread has blocked or exited).
+void complete_due_phases(Worker& w);
 // cuda_barrier.cpp: reports threads that wait for a cuda::barrier phase no thread can complete any more (on a GPU the
 // block hangs); false if no thread waits for one.
 bool report_stuck_phases(Worker& w);

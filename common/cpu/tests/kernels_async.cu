@@ -6,6 +6,7 @@
 #include <cooperative_groups/memcpy_async.h>
 #include <cuda/barrier>
 #include <cuda/pipeline>
+#include <cuda/std/chrono>
 #include <cuda_pipeline.h>
 
 #include <utility>
@@ -231,6 +232,54 @@ __global__ void producer_consumer_sum(const float* in, float* out, int tiles, in
   out[i] = sum;
 }
 
+// The sum with a cuda::barrier per warp, whose copies join the phase current when they start, as in libcu++ (the
+// threads that start them need not arrive): form 0: each warp copies its half of the tile together (the group form of
+// cuda::memcpy_async with a tiled_partition<32>), and its lane 0 makes the warp's 32 arrivals with arrive(32) and
+// waits; 1: lane 0 copies the warp's half alone, and the barrier counts lanes 1..31, which arrive and wait; 2 (bug):
+// as 0, with lane 0 reading its own copy between arrive(32) and wait(), though its arrival does not complete the copy;
+// 3 (bug): init(&bar, 33), so lane 0's wait never returns (a GPU hangs) with the copies still pending; 4 (bug):
+// arrive(0); 5: as 0, waiting with wait_parity(t & 1) (phase t's parity); 6: as 5, polling try_wait_parity_for();
+// 7 (bug): lane 0 arrives and no thread waits, so nothing says the copies have landed before the __syncthreads().
+__global__ void warp_barrier_sum(const float* in, float* out, int tiles, int form) {
+  __shared__ float buf[kThreads];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar[kThreads / 32];
+  auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+  const int i = threadIdx.x, w = i / 32, lane = static_cast<int>(warp.thread_rank());
+  if (lane == 0) init(&bar[w], form == 1 ? 31 : form == 3 ? 33 : 32);
+  __syncthreads();
+  float sum = 0.0f;
+  for (int t = 0; t < tiles; ++t) {
+    float* half = &buf[w * 32];
+    const float* from = in + t * kThreads + w * 32;
+    if (form == 1) {
+      if (lane == 0) cuda::memcpy_async(half, from, sizeof(float) * 32, bar[w]);
+      warp.sync();
+      if (lane != 0) bar[w].arrive_and_wait();
+    } else {
+      cuda::memcpy_async(warp, half, from, sizeof(float) * 32, bar[w]);
+      warp.sync();
+      if (lane == 0 && form >= 5) {
+        (void)bar[w].arrive(32);
+        if (form == 5)
+          bar[w].wait_parity(t & 1);
+        else if (form == 6)
+          while (!bar[w].try_wait_parity_for(t & 1, cuda::std::chrono::nanoseconds(100))) {
+          }
+      } else if (lane == 0) {
+        cuda::barrier<cuda::thread_scope_block>::arrival_token token =
+            bar[w].arrive(form == 4 ? 0 : 32);  // @warp-bar-arrive
+        if (form == 2) sum += 0.0f * half[0];   // @warp-bar-own
+        bar[w].wait(std::move(token));          // @warp-bar-wait
+      }
+    }
+    __syncthreads();
+    sum += buf[(i + 1) % kThreads];  // @warp-bar-read
+    __syncthreads();
+  }
+  out[i] = sum;
+}
+
 // The sum with a pipeline of the whole block (cuda::pipeline_shared_state, two stages): the next tile is copied
 // between producer_acquire and producer_commit while the block adds up the current one. form 0: each thread copies
 // its element; 1: the block copies the tile together (the group form); 2 (bug): no consumer_wait() (a
@@ -283,6 +332,11 @@ cudaError_t run_block_pipeline_sum(const float* in, float* out, int tiles, int f
 
 cudaError_t run_barrier_sum(const float* in, float* out, int tiles, int form) {
   barrier_sum<<<2, kThreads>>>(in, out, tiles, form);
+  return cudaDeviceSynchronize();
+}
+
+cudaError_t run_warp_barrier_sum(const float* in, float* out, int tiles, int form) {
+  warp_barrier_sum<<<2, kThreads>>>(in, out, tiles, form);
   return cudaDeviceSynchronize();
 }
 

@@ -41,6 +41,11 @@ cudaError_t run_barrier_sum(const float* in, float* out, int tiles, int form);
 // out[0..63]). form 0: stores; 1: cuda::memcpy_async(..., filled[b]) and arrive(32); 2: the consumers do not wait
 // for filled[b] (bug); 3: the consumers never arrive at ready[] first (bug: a GPU hangs).
 cudaError_t run_producer_consumer_sum(const float* in, float* out, int tiles, int form);
+// The sum with a cuda::barrier per warp (2 blocks, out[0..63]). form 0: each warp's group copy, its lane 0 arrives
+// 32 times and waits; 1: lane 0 copies the warp's half, lanes 1..31 arrive and wait; 2: lane 0 reads its own copy
+// between arrive(32) and wait() (bug); 3: init(&bar, 33) (bug: a GPU hangs, copies pending); 4: arrive(0) (bug);
+// 5: wait_parity(); 6: a loop of try_wait_parity_for(); 7: lane 0 arrives, no thread waits (bug).
+cudaError_t run_warp_barrier_sum(const float* in, float* out, int tiles, int form);
 // The sum with a pipeline of the whole block (2 blocks). form 0: each thread's copy; 1: the block's copy (group
 // form); 2: a __syncthreads() instead of consumer_wait() (bug); 3: make_pipeline of one warp (unsupported here); 4: no
 // consumer_release() (bug: a GPU hangs).

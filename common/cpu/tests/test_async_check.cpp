@@ -156,7 +156,7 @@ TEST(CheckMode, BlockBarriers) {
   const std::string read = early_read(run_barrier_sum, 2, "@barrier-read");
   ASSERT_FALSE(read.empty()) << "no async-copy finding at the read";
   EXPECT_NE(read.find("(cuda::memcpy_async) started by thread (1,0)"), std::string::npos) << read;
-  EXPECT_NE(read.find("has not arrived at the cuda::barrier"), std::string::npos) << read;
+  EXPECT_NE(read.find("the phase of the cuda::barrier"), std::string::npos) << read;
   EXPECT_NE(read.find("bar.arrive_and_wait()"), std::string::npos) << read;
   // A thread's own copy is not complete before its wait either.
   EXPECT_FALSE(early_read(run_barrier_sum, 5, "@barrier-own").empty())
@@ -200,6 +200,33 @@ TEST(CheckMode, ProducerConsumerBarriers) {
        std::vector<std::string>{"threads 0..63 wait at line", "still expects 64 of its 128 arrivals",
                                 "threads 64..127 wait for a phase at line " + filled, "the block hangs"})
     EXPECT_NE(stuck[0].message.find(part), std::string::npos) << part << " | " << stuck[0].message;
+}
+
+// Copies started with a cuda::barrier join its current phase, whoever arrives: a warp's group copy with its lane 0
+// arriving 32 times (waiting for the token, the parity, or polling), and a copy by a lane that the barrier does not
+// count, report nothing and sum right. Only a wait tells that the copies have landed: a read between the last arrival
+// and its wait, or after a phase no thread waited for, is reported. A block stopped with copies pending leaves no mark
+// behind for the next launch; arrive(0) is reported as such.
+TEST(CheckMode, WarpBarriers) {
+  expect_clean_sums(run_warp_barrier_sum, {0, 1, 5, 6});
+  const std::string own = early_read(run_warp_barrier_sum, 2, "@warp-bar-own");
+  ASSERT_FALSE(own.empty()) << "no async-copy finding between the last arrival and its wait";
+  EXPECT_NE(own.find("the phase of the cuda::barrier"), std::string::npos) << own;
+  EXPECT_FALSE(early_read(run_warp_barrier_sum, 7, "@warp-bar-read").empty())
+      << "no async-copy finding after a phase that no thread waited for";
+  cudaError_t error = cudaSuccess;
+  const auto stuck = findings_of(run_warp_barrier_sum, 3, "barrier-divergence", &error);
+  EXPECT_NE(error, cudaSuccess);
+  ASSERT_FALSE(stuck.empty());
+  EXPECT_EQ(stuck[0].line, line_of("kernels_async.cu", "@warp-bar-wait"));
+  EXPECT_NE(stuck[0].message.find("still expects 1 of its 33 arrivals"), std::string::npos) << stuck[0].message;
+  expect_clean_sums(run_warp_barrier_sum, {0});
+  const auto zero = findings_of(run_warp_barrier_sum, 4, "barrier-divergence", &error);
+  EXPECT_NE(error, cudaSuccess);
+  ASSERT_FALSE(zero.empty());
+  EXPECT_EQ(zero[0].line, line_of("kernels_async.cu", "@warp-bar-arrive"));
+  EXPECT_NE(zero[0].message.find("calls arrive(0)"), std::string::npos) << zero[0].message;
+  EXPECT_NE(zero[0].message.find("must be at least 1"), std::string::npos) << zero[0].message;
 }
 
 // A pipeline of the whole block: both copy forms report nothing and sum right; without consumer_wait() the reads meet

@@ -111,6 +111,17 @@ TEST(FastMode, GroupAsynchronousCopies) {
     EXPECT_EQ(of_category(course_cpu::take_diagnostics(), "barrier-divergence").size(), 1u) << "form " << form;
   }
 
+  for (int form : {0, 1, 5, 6}) {  // a barrier per warp: lane 0 arrives for the warp's copy (and waits for the token,
+                                   // the parity, or polls); lanes 1..31 for lane 0's copy
+    ASSERT_EQ(run_warp_barrier_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
+    EXPECT_EQ(out.get(), expected) << "warp barrier form " << form;
+  }
+  ASSERT_EQ(run_warp_barrier_sum(in.ptr, out.ptr, kTiles, 7), cudaSuccess);  // no wait: the copies land at the end
+  EXPECT_NE(out.get(), expected);
+  course_cpu::take_diagnostics();
+  EXPECT_NE(run_warp_barrier_sum(in.ptr, out.ptr, kTiles, 3), cudaSuccess);  // lane 0 waits for ever on a GPU
+  EXPECT_EQ(of_category(course_cpu::take_diagnostics(), "barrier-divergence").size(), 1u);
+
   std::vector<unsigned char> bytes(320);
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(1 + i % 251);
   DeviceBuffer<unsigned char> src(bytes), dst(320);
