@@ -7,15 +7,17 @@
 //
 // The arrival that counts a phase's last expected arrival makes the phase due; it completes when that thread waits
 // for it, blocks elsewhere or exits (complete_due_phases, called by the scheduler), so that what the thread does
-// between arrive() and wait() happens before the phase completes, as it may on a GPU: its reads of the phase's copies
-// are reported in check mode. Completing a phase performs its copies (async_copy.cpp), each recorded as a write by
-// the thread that started it; starts the next phase; makes runnable every thread that waits for the completed phase
-// (BarrierState::waiters); and, in check mode, ends the barrier interval (check_end_epoch), so that what every thread
-// did before its arrival is ordered before what every waiting thread does after its wait. wait(token) returns at once
-// if that phase has completed, and otherwise leaves the thread waiting (ThreadState::at_phase) until it does;
-// wait_parity(p) waits for the current phase if its parity is p. So threads may wait at different lines, arrive
-// without waiting (producers and consumers), and a barrier may count any number of the block's threads (one per
-// warp, say).
+// between arrive() and wait() happens before the phase completes, as it may on a GPU. Completing a phase starts the
+// next one and makes runnable every thread that waits for it (BarrierState::waiters). Only a wait tells that a
+// phase's copies have landed, so the first wait that sees the phase complete observes it (observe(), in that thread):
+// it performs the phase's copies (async_copy.cpp), each recorded as a write by the thread that started it, and, in
+// check mode, ends the barrier interval (check_end_epoch), so that what every thread did before its arrival is
+// ordered before what every waiting thread does after its wait. Until then the copies stay pending: a read of them is
+// `async-copy`, in the arriving thread before its wait, or anywhere after a phase that no thread waited for.
+// wait(token) returns at once if that phase has completed, and otherwise leaves the thread waiting
+// (ThreadState::at_phase) until it does; wait_parity(p) waits for the current phase if its parity is p. So threads
+// may wait at different lines, arrive without waiting (producers and consumers), and a barrier may count any number
+// of the block's threads (one per warp, say).
 //
 // Ending the interval at a phase is block-wide, as a __syncthreads() is: races between accesses that only the phase
 // seems to order (of threads the barrier does not count, or of a thread after its arrival) are not reported; and bank
@@ -65,20 +67,17 @@ void observe(Worker& w, BarrierState& s) {
   if (w.checked) check_end_epoch(w);
 }
 
-// The phase of `s` completes: its waiters may go on (and so observe it).
+// The phase of `s` completes: its waiters may go on (the first to run observes it: barrier_wait).
 void complete_phase(Worker& w, BarrierState& s) {
   ++s.phase;
   s.pending = s.expected;
   s.due = false;
-  bool woken = false;
   for (const unsigned linear : s.waiters) {
     ThreadSlot& t = w.block.threads[linear];
-    if (t.state != ThreadState::at_phase || t.barrier != s.key || t.barrier_phase >= s.phase) continue;
-    t.state = ThreadState::runnable;
-    woken = true;
+    if (t.state == ThreadState::at_phase && t.barrier == s.key && t.barrier_phase < s.phase)
+      t.state = ThreadState::runnable;
   }
   s.waiters.clear();
-  if (woken) observe(w, s);
 }
 
 // A phase that is due completes before anything else happens to its barrier (another arrival, a copy, a wait of the
@@ -167,9 +166,7 @@ std::uint64_t barrier_copy_phase(Worker& w, ThreadSlot& t, const void* barrier) 
 
 void complete_due_phases(Worker& w) {
   w.block.phases_due = false;
-  check::tl_hot = w.hot;  // phase_copies() records writes as the scheduler
   for (BarrierState& s : w.block.barriers) settle(w, s);
-  check::tl_hot = nullptr;
 }
 
 void barrier_wait(const void* barrier, std::uint64_t phase, unsigned line) {
@@ -186,6 +183,7 @@ void barrier_wait(const void* barrier, std::uint64_t phase, unsigned line) {
   t->barrier_phase = phase;
   t->line = static_cast<int>(line);
   t->sink = std::move(t->sink).resume();  // the scheduler resumes it once the phase has completed
+  if (BarrierState* done = find_barrier(w->block, barrier)) observe(*w, *done);  // (the vector may have grown)
 }
 
 void barrier_wait_parity(const void* barrier, bool parity, unsigned line) {
