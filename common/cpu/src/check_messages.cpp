@@ -175,6 +175,30 @@ const char kDynamicSharedFixText[] =
     "(e.g. blockDim.x * sizeof(float)), or fix the index.";
 const char kSharedIndexFixText[] = "Check the index computation against the array's size.";
 
+std::string atomic_address_text(const Who& who, const check::AccessInfo& info, std::size_t past_shared,
+                                std::size_t shared_bytes, bool dynamic, std::size_t past_buffer,
+                                std::size_t buffer_bytes) {
+  std::ostringstream m;
+  m << who_does(who, check::Access::read_write, info) << " at line " << info.site->line
+    << ", but the address is in no memory the GPU can reach";
+  if (shared_bytes != 0)
+    m << ": it is "
+      << (past_shared == 0 ? std::string("right")
+                           : std::to_string(past_shared) + (past_shared == 1 ? " byte" : " bytes"))
+      << " after the end of " << (dynamic ? "the block's dynamic shared memory" : "a __shared__ array") << " of "
+      << shared_bytes << " bytes";
+  else if (buffer_bytes != 0)
+    m << ": it is "
+      << (past_buffer == 0 ? std::string("right")
+                           : std::to_string(past_buffer) + (past_buffer == 1 ? " byte" : " bytes"))
+      << " after the end of a cudaMalloc'ed buffer of " << buffer_bytes << " bytes";
+  else
+    m << " (no shared memory, cudaMalloc'ed buffer, local variable of the thread or __device__ variable)";
+  m << ". Check the index of the element whose address you pass (an index equal to the size is one past the end). "
+       "The atomic was skipped; on a GPU it corrupts memory or fails with cudaErrorIllegalAddress.";
+  return m.str();
+}
+
 std::string not_a_device_pointer_text(const Who& who, check::Access kind, const check::AccessInfo& info) {
   std::ostringstream m;
   if (info.site->device_param) {

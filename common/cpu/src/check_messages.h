@@ -72,6 +72,11 @@ extern const char kSharedIndexFixText[];
 
 // ---- other findings ---------------------------------------------------------------
 // The parameter is null or points into no cudaMalloc'ed buffer.
+// An atomic's address outside every memory a GPU can reach: `past_shared` bytes past the end of a shared array of
+// `shared_bytes` (0: none is close), else `past_buffer` bytes past a cudaMalloc'ed buffer of `buffer_bytes` (0: none).
+std::string atomic_address_text(const Who& who, const check::AccessInfo& info, std::size_t past_shared,
+                                std::size_t shared_bytes, bool dynamic, std::size_t past_buffer,
+                                std::size_t buffer_bytes);
 std::string not_a_device_pointer_text(const Who& who, check::Access kind, const check::AccessInfo& info);
 // A load or store at an address that is not a multiple of its type's alignment (check_alignment.cpp).
 struct MisalignedAccess {

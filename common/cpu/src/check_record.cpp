@@ -3,10 +3,11 @@
 // Two accesses to a shared word by different threads in the same epoch (see
 // check_state.h), at least one a write, are a race - unless both threads are
 // lanes of one warp and a warp rendezvous (__syncwarp(), a shuffle, a vote)
-// whose mask named both happened in between. A read of a word not written
-// since the block started reads garbage - unless its bytes no longer hold the
-// fill of a block's start (check_state.h): then a write the checks cannot see
-// (through a cast or local pointer, a reference, an atomic) has stored
+// whose mask named both happened in between, or both are atomics (an atomic,
+// check_atomic below, is recorded as a write that reads first). A read of a
+// word not written since the block started reads garbage - unless its bytes
+// no longer hold the fill of a block's start (check_state.h): then a write the
+// checks cannot see (through a cast or local pointer, a reference) has stored
 // something there. Global memory is only bounds-checked against the
 // cudaMalloc allocation the pointer points into.
 //
@@ -19,6 +20,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -102,8 +107,11 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
   }
   // An access the checks could not follow may have stored the fill's bits in this block.
   const bool unseen = s.unseen_epoch >= c.hot.block_first_epoch;
-  // Only accesses of a common byte can race (`char` neighbours written by different threads do not).
-  const bool raced_writer = s.w_epoch == e && (s.w_bytes & bytes) != 0 && !ordered(s.writer, s.w_wsync);
+  // Only accesses of a common byte can race (`char` neighbours written by different threads do not); atomics do not
+  // race with atomics.
+  const bool atomic = info.site->atomic;
+  const bool raced_writer =
+      s.w_epoch == e && (s.w_bytes & bytes) != 0 && !ordered(s.writer, s.w_wsync) && !(atomic && s.w_atomic);
   if (read) {
     if (raced_writer) {
       report(who, "race", info, [&] { return read_after_write_text(who, info, writer(), my_wsync); });
@@ -135,7 +143,34 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
       }
     }
   }
-  check::note_shadow(s, read, write, e, me, my_wsync, info.site, bytes);
+  // An atomic is recorded as a write only (so that atomics of other threads find no reader to race with), and not
+  // over this thread's own plain write of this interval (`sum = 0;` then atomicAdd(&sum, v) by the same thread), with
+  // which another thread's atomic still races.
+  const bool keep_plain = atomic && s.w_epoch == e && !s.w_atomic && s.writer == me;
+  check::note_shadow(s, read && !atomic, write && !keep_plain, e, me, my_wsync, info.site, bytes);
+  if (write && !keep_plain) s.w_atomic = atomic;
+}
+
+// An atomic's address outside shared memory: a cudaMalloc'ed buffer (bounds only), the thread's local memory or a
+// __device__ variable (unchecked); anywhere else, including just past a buffer or a __shared__ array, an illegal
+// address: reported, and the atomic is skipped.
+bool atomic_outside_shared(const Who& who, CheckState& c, const check::AccessInfo& info) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(info.addr);
+  Allocation a;
+  if (global_allocation_of(c, info.addr, &a) && addr + info.elem_size <= a.begin + a.size) return true;
+  if (!find_guarded_allocation(info.addr, &a) && device_side_memory(who.t, info.addr)) return true;
+  // The nearest shared array below the address, if it is close (an index one or a few past its end).
+  const Region* below = nullptr;
+  for (const auto& r : c.statics)
+    if (r->end <= addr && addr - r->end < 4096 && (below == nullptr || r->end > below->end)) below = r.get();
+  if (c.arena.end > c.arena.begin && c.arena.end <= addr && addr - c.arena.end < 4096) below = &c.arena;
+  who.w.illegal_address = true;
+  report(who, "out-of-bounds", info, [&] {
+    return atomic_address_text(who, info, below != nullptr ? addr - below->end : 0,
+                               below != nullptr ? below->end - below->begin : 0, below != nullptr && below->dynamic,
+                               a.size != 0 ? addr - (a.begin + a.size) : 0, a.size);
+  });
+  return false;
 }
 
 }  // namespace
@@ -168,6 +203,7 @@ bool record(const AccessInfo& info, Access kind) {
     if (region == nullptr) {
       Allocation a;
       // A pointer stepped to just past a buffer (`*++p` one too far) is in the buffer's guard page: still its.
+      if (info.site->atomic) return atomic_outside_shared(who, c, info);
       if (!global_allocation_of(c, info.base, &a) && !find_guarded_allocation(info.base, &a)) {
         if (info.site->local_pointer) return true;  // a local array, or not used where it points: unchecked
         if (info.site->device_param && device_side_memory(*t, info.addr))
@@ -181,6 +217,14 @@ bool record(const AccessInfo& info, Access kind) {
             who, info, kind, [&] { return buffer_index_text(info, a); },
             addr >= base ? kBufferIndexFixText : kBufferStartFixText);
       return true;  // global memory: bounds only
+    }
+    if (info.site->atomic && addr + info.elem_size > region->end && addr >= region->begin) {
+      who.w.illegal_address = true;  // (the dynamic shared memory's region is found for its end address too)
+      report(who, "out-of-bounds", info, [&] {
+        const std::size_t past = addr >= region->end ? addr - region->end : 0;
+        return atomic_address_text(who, info, past, region->end - region->begin, region->dynamic, 0, 0);
+      });
+      return false;
     }
     if (addr < region->begin || addr + info.elem_size > region->end)
       return out_of_bounds(
@@ -218,3 +262,43 @@ bool record(const AccessInfo& info, Access kind) {
 }
 
 }  // namespace course_cpu::check
+
+namespace course_cpu::detail {
+
+bool check_atomic(const volatile void* address, std::size_t bytes, const char* op, const char* file, unsigned line) {
+  Worker* w = tl_worker;
+  if (w == nullptr || tl_slot == nullptr || !w->checked) return true;
+  // One site per call site, named for the messages ("atomicAdd()'s word"); a small per-worker cache keeps the lock
+  // for a call site's first use by a worker, as group_copy_site does.
+  struct Cached {
+    const char* file = nullptr;
+    unsigned line = 0;
+    const char* op = nullptr;
+    const check::Site* site = nullptr;
+  };
+  thread_local Cached cache[16];
+  Cached& hit = cache[line % 16];
+  if (hit.file != file || hit.line != line || hit.op != op) {
+    static std::mutex mutex;
+    static std::map<std::tuple<std::string, std::string, unsigned>, std::pair<std::string, check::Site>> sites;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto [it, fresh] = sites.try_emplace({op, file, line});
+    if (fresh) {
+      it->second.first = std::string(op) + "()'s word";
+      it->second.second = check::Site{it->second.first.c_str(), file, static_cast<int>(line), 0};
+      it->second.second.atomic = true;
+    }
+    hit = Cached{file, line, op, &it->second.second};
+  }
+  check::AccessInfo info{};
+  info.site = hit.site;
+  info.base = check::untyped(address);
+  info.addr = info.base;
+  info.elem_size = static_cast<std::uint16_t>(bytes);
+  info.is_array = false;
+  info.ndims = 0;
+  info.bad_dim = -1;
+  return check::record(info, check::Access::read_write);
+}
+
+}  // namespace course_cpu::detail

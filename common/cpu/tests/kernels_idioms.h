@@ -53,7 +53,11 @@ cudaError_t run_float4_then_unwritten(const float* in, float* out);
 cudaError_t run_ternary_race(float* out);
 cudaError_t run_template_helpers(float* out, int racy);                                         // 64 floats
 cudaError_t run_index_forms(const int* in, const int* col, const float* x, float* out, int n);  // 32 each
-cudaError_t run_device_pointer_helpers(const float* in, float* out, bool host_out);             // 32 each
-cudaError_t run_row_forms(float* out);                                                          // 32 floats
-cudaError_t run_callable_forms(float* data, float* out);                                        // 32 floats each
-cudaError_t run_byte_arrays(const int* in, int* out, int racy);                                 // 64 ints each
+// A shared histogram of in[0..31] (values 0..7) with atomicAdd, copied to out[0..7]. form 0: correct; 1: no
+// __syncthreads() after zeroing the bins; 2: an atomic one past the last bin; 3: a plain read racing with the atomics;
+// 4: a global atomic one past the end of out; 5: a shared total zeroed and added to with no __syncthreads().
+cudaError_t run_shared_histogram(const int* in, unsigned* out, int form);
+cudaError_t run_device_pointer_helpers(const float* in, float* out, bool host_out);  // 32 each
+cudaError_t run_row_forms(float* out);                                               // 32 floats
+cudaError_t run_callable_forms(float* data, float* out);                             // 32 floats each
+cudaError_t run_byte_arrays(const int* in, int* out, int racy);                      // 64 ints each

@@ -169,6 +169,36 @@ cudaError_t run_index_forms(const int* in, const int* col, const float* x, float
   return cudaDeviceSynchronize();
 }
 
+// A histogram in shared memory made with atomics, which check mode checks as read-modify-writes: form 0 (correct):
+// zero the bins, __syncthreads(), atomicAdd, __syncthreads(), copy out; 1 (bug): no __syncthreads() after the zeroing;
+// 2 (bug): bins[v + 1], one past the last bin for v == 7; 3 (bug): a plain read of a bin while other threads still
+// add to it; 4 (bug): a global atomicAdd one past the end of `out` (8 elements); 5 (bug): thread 0 zeroes a shared
+// total and adds to it with no __syncthreads() before the others add (its zero may come last on a GPU). The bins are
+// the dynamic shared
+// memory, which nothing follows: one past a static array is the next array's memory, where an atomic is checked as
+// that array's (see docs/cpu-backend.md).
+__global__ void sharedHistogram(const int* in, unsigned* out, int form) {
+  extern __shared__ unsigned bins[];
+  __shared__ unsigned seen[32];
+  __shared__ unsigned total;
+  if (form == 5) {
+    if (threadIdx.x == 0) total = 0;
+    atomicAdd(&total, 1u);  // @hist-total
+  }
+  if (threadIdx.x < 8) bins[threadIdx.x] = 0;
+  if (form != 1) __syncthreads();
+  const int v = in[threadIdx.x];
+  atomicAdd(&bins[form == 2 ? v + 1 : v], 1u);  // @hist-add
+  if (form == 3) seen[threadIdx.x] = bins[v];   // @hist-peek
+  __syncthreads();
+  if (threadIdx.x < 8) out[threadIdx.x] = bins[threadIdx.x];
+  if (form == 4 && threadIdx.x == 0) atomicAdd(&out[8], 1u);  // @hist-global
+}
+cudaError_t run_shared_histogram(const int* in, unsigned* out, int form) {
+  sharedHistogram<<<1, 32, 8 * sizeof(unsigned)>>>(in, out, form);
+  return cudaDeviceSynchronize();
+}
+
 // Pointer parameters of __device__ helpers pointing into the thread's local array, its local variables, a __constant__
 // table and a __device__ array: valid CUDA, performed unchecked in check mode (these once were reported as "not a
 // device pointer" and not performed). A host pointer handed to a helper is reported: on a GPU it is an illegal address.

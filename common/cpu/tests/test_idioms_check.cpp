@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace {
 
 const char* const kFile = "kernels_idioms_bugs.cu";
@@ -117,6 +121,51 @@ TEST(IdiomBugs, ElementsAsIndicesAndLambdasOverElements) {
     const float want = 4.0f * x[col[t]] + walk + 3.0f + static_cast<float>(bins[t % 8]);  // x >= 0: MAX gives x
     EXPECT_EQ(got[t], want) << t;
   }
+}
+
+// Atomics are checked as read-modify-writes: the correct shared histogram gets no diagnosis and counts right; atomics
+// on bins not yet zeroed by another thread, one past the last bin, a plain read racing with the atomics, a global
+// atomic past the end of a buffer and atomics racing with a zero are each reported at their line.
+TEST(IdiomBugs, SharedAtomicsAreChecked) {
+  std::vector<int> in(32);
+  std::vector<unsigned> want(8, 0);
+  for (int i = 0; i < 32; ++i) ++want[in[i] = (i * 3) % 8];
+  DeviceBuffer<int> din(in);
+  DeviceBuffer<unsigned> out(8);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_shared_histogram(din.ptr, out.ptr, 0), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  EXPECT_EQ(out.get(), want);
+
+  ASSERT_EQ(run_shared_histogram(din.ptr, out.ptr, 1), cudaSuccess);
+  const auto all = course_cpu::take_diagnostics();
+  const int add = line_of(kFile, "@hist-add");
+  EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const auto& d) {
+    return d.line == add && (d.category == "race" || d.category == "uninitialized-shared-read");
+  })) << (all.empty() ? std::string("no finding") : all[0].message);
+
+  EXPECT_EQ(run_shared_histogram(din.ptr, out.ptr, 2), cudaErrorIllegalAddress);
+  auto d = naming("out-of-bounds", "@hist-add");
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].message.find("atomicAdd()'s word"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("right after the end of the block's dynamic shared memory of 32 bytes"),
+            std::string::npos)
+      << d[0].message;
+
+  ASSERT_EQ(run_shared_histogram(din.ptr, out.ptr, 3), cudaSuccess);
+  d = naming("race", "@hist-peek");
+  ASSERT_FALSE(d.empty()) << "a plain read racing with atomics: no finding";
+
+  EXPECT_EQ(run_shared_histogram(din.ptr, out.ptr, 4), cudaErrorIllegalAddress);
+  d = naming("out-of-bounds", "@hist-global");
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].message.find("after the end of a cudaMalloc'ed buffer of 32 bytes"), std::string::npos)
+      << d[0].message;
+
+  // Thread 0's own atomic after its zero does not hide the zero from the other threads' atomics.
+  ASSERT_EQ(run_shared_histogram(din.ptr, out.ptr, 5), cudaSuccess);
+  d = naming("race", "@hist-total");
+  ASSERT_FALSE(d.empty()) << "a zero and atomics with no __syncthreads() between: no finding";
 }
 
 // A __device__ helper's pointer parameter may point to the thread's local array or variables, a __constant__ table or

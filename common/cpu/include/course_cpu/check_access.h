@@ -31,6 +31,9 @@ struct Site {
   // A pointer parameter of a __device__ function: it may also point to the thread's local memory or to a __device__
   // or __constant__ variable, where the access is performed unchecked; anywhere else it is reported.
   bool device_param = false;
+  // An atomic read-modify-write (atomicAdd() and the others: course_cpu/device_functions.h, check_atomic): it races
+  // with no other atomic, and with every plain access of another thread in the same barrier interval.
+  bool atomic = false;
 };
 
 // Extents of an array type, as a static table (so views stay small).

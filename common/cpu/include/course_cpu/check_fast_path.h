@@ -39,6 +39,7 @@ struct Shadow {
   std::uint32_t w_epoch = 0, r_epoch = 0, r2_epoch = 0;
   std::uint16_t writer = 0, reader = 0, reader2 = 0;
   bool copy_pending = false;
+  bool w_atomic = false;  // the last write was an atomic one (Site::atomic)
   std::uint8_t w_bytes = 0xF, r_bytes = 0xF, r2_bytes = 0xF;
   std::uint32_t w_wsync = 0, r_wsync = 0, r2_wsync = 0;
   std::uint32_t unseen_epoch = 0;
@@ -139,6 +140,7 @@ COURSE_CPU_HOT void note_shadow(Shadow& s, bool read, bool write, std::uint32_t 
     s.w_wsync = wsync;
     s.w_site = site;
     s.w_bytes = bytes;
+    s.w_atomic = false;  // an atomic write sets it after this (check_record.cpp)
   }
 }
 

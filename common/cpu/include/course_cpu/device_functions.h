@@ -16,6 +16,7 @@
 #include <concepts>
 #include <cstdint>
 #include <cstring>
+#include <source_location>
 #include <type_traits>
 
 namespace course_cpu::detail {
@@ -130,7 +131,19 @@ inline long long clock64() {
 }
 
 // ---- atomics (correct across blocks running on several OS threads) ------------
+// In check mode each atomic is checked as a read-modify-write of its address (src/check_record.cpp, check_atomic):
+// bounds, uninitialized shared words, and races with plain accesses of other threads (atomics do not race with
+// atomics); an address in no memory a GPU can reach is reported and the atomic skipped (it returns 0).
+namespace course_cpu::check {
+struct Hot;
+extern constinit thread_local Hot* tl_hot;  // set while a check-mode launch runs a CUDA thread
+}  // namespace course_cpu::check
 namespace course_cpu::detail {
+bool check_atomic(const volatile void* address, std::size_t bytes, const char* op, const char* file, unsigned line);
+template <class T>
+[[gnu::always_inline]] inline bool atomic_checked(T* a, const char* op, const std::source_location& at) {
+  return ::course_cpu::check::tl_hot == nullptr || check_atomic(a, sizeof(T), op, at.file_name(), at.line());
+}
 template <class T, class F>
 inline T atomic_update(T* address, F f) {
   std::atomic_ref<T> ref(*address);
@@ -141,27 +154,41 @@ inline T atomic_update(T* address, F f) {
 }
 }  // namespace course_cpu::detail
 
+// Every atomic takes its caller's location (for check mode) and skips what check mode reports.
+#define COURSE_CPU_ATOMIC_AT std::source_location at = std::source_location::current()
+#define COURSE_CPU_ATOMIC_CHECKED(name)                            \
+  if (!::course_cpu::detail::atomic_checked(a, name, at)) return { \
+    }
+
 // atomicMax/atomicMin exist for integer types only, as in CUDA (code that needs them for float writes its own with
 // atomicCAS, and must not meet a second definition here).
 #define COURSE_CPU_ATOMIC_MINMAX(T)                                                    \
-  inline T atomicMax(T* a, T v) {                                                      \
+  inline T atomicMax(T* a, T v, COURSE_CPU_ATOMIC_AT) {                                \
+    COURSE_CPU_ATOMIC_CHECKED("atomicMax");                                            \
     return ::course_cpu::detail::atomic_update(a, [v](T o) { return o < v ? v : o; }); \
   }                                                                                    \
-  inline T atomicMin(T* a, T v) {                                                      \
+  inline T atomicMin(T* a, T v, COURSE_CPU_ATOMIC_AT) {                                \
+    COURSE_CPU_ATOMIC_CHECKED("atomicMin");                                            \
     return ::course_cpu::detail::atomic_update(a, [v](T o) { return v < o ? v : o; }); \
   }
 
-#define COURSE_CPU_ATOMIC_INT(T)                                                \
-  inline T atomicAdd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_add(v); } \
-  inline T atomicSub(T* a, T v) { return std::atomic_ref<T>(*a).fetch_sub(v); } \
-  inline T atomicExch(T* a, T v) { return std::atomic_ref<T>(*a).exchange(v); } \
-  inline T atomicAnd(T* a, T v) { return std::atomic_ref<T>(*a).fetch_and(v); } \
-  inline T atomicOr(T* a, T v) { return std::atomic_ref<T>(*a).fetch_or(v); }   \
-  inline T atomicXor(T* a, T v) { return std::atomic_ref<T>(*a).fetch_xor(v); } \
-  COURSE_CPU_ATOMIC_MINMAX(T)                                                   \
-  inline T atomicCAS(T* a, T compare, T v) {                                    \
-    std::atomic_ref<T>(*a).compare_exchange_strong(compare, v);                 \
-    return compare;                                                             \
+#define COURSE_CPU_ATOMIC_REF(name, T, call)       \
+  inline T name(T* a, T v, COURSE_CPU_ATOMIC_AT) { \
+    COURSE_CPU_ATOMIC_CHECKED(#name);              \
+    return std::atomic_ref<T>(*a).call(v);         \
+  }
+#define COURSE_CPU_ATOMIC_INT(T)                                   \
+  COURSE_CPU_ATOMIC_REF(atomicAdd, T, fetch_add)                   \
+  COURSE_CPU_ATOMIC_REF(atomicSub, T, fetch_sub)                   \
+  COURSE_CPU_ATOMIC_REF(atomicExch, T, exchange)                   \
+  COURSE_CPU_ATOMIC_REF(atomicAnd, T, fetch_and)                   \
+  COURSE_CPU_ATOMIC_REF(atomicOr, T, fetch_or)                     \
+  COURSE_CPU_ATOMIC_REF(atomicXor, T, fetch_xor)                   \
+  COURSE_CPU_ATOMIC_MINMAX(T)                                      \
+  inline T atomicCAS(T* a, T compare, T v, COURSE_CPU_ATOMIC_AT) { \
+    COURSE_CPU_ATOMIC_CHECKED("atomicCAS");                        \
+    std::atomic_ref<T>(*a).compare_exchange_strong(compare, v);    \
+    return compare;                                                \
   }
 COURSE_CPU_ATOMIC_INT(int)
 COURSE_CPU_ATOMIC_INT(unsigned int)
@@ -169,25 +196,35 @@ COURSE_CPU_ATOMIC_INT(unsigned long long)
 COURSE_CPU_ATOMIC_INT(long long)
 #undef COURSE_CPU_ATOMIC_INT
 #undef COURSE_CPU_ATOMIC_MINMAX
+#undef COURSE_CPU_ATOMIC_REF
 
-inline float atomicAdd(float* a, float v) {
+inline float atomicAdd(float* a, float v, COURSE_CPU_ATOMIC_AT) {
+  COURSE_CPU_ATOMIC_CHECKED("atomicAdd");
   return ::course_cpu::detail::atomic_update(a, [v](float o) { return o + v; });
 }
-inline float atomicExch(float* a, float v) { return std::atomic_ref<float>(*a).exchange(v); }
+inline float atomicExch(float* a, float v, COURSE_CPU_ATOMIC_AT) {
+  COURSE_CPU_ATOMIC_CHECKED("atomicExch");
+  return std::atomic_ref<float>(*a).exchange(v);
+}
 // atomicAdd for double is an ordinary function, as in CUDA's headers: the CUDA Programming Guide's old definition for
 // GPUs before sm_60 under a bare `#if __CUDA_ARCH__ < 600` is a redefinition in nvcc 13's host pass (measured), and here
 // alike; the guard `#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600 ... #else <definition> #endif` compiles in both.
-inline double atomicAdd(double* a, double v) {
+inline double atomicAdd(double* a, double v, COURSE_CPU_ATOMIC_AT) {
+  COURSE_CPU_ATOMIC_CHECKED("atomicAdd");
   return ::course_cpu::detail::atomic_update(a, [v](double o) { return o + v; });
 }
 
-inline unsigned int atomicInc(unsigned int* a, unsigned int limit) {
+inline unsigned int atomicInc(unsigned int* a, unsigned int limit, COURSE_CPU_ATOMIC_AT) {
+  COURSE_CPU_ATOMIC_CHECKED("atomicInc");
   return course_cpu::detail::atomic_update(a, [limit](unsigned int o) { return o >= limit ? 0u : o + 1u; });
 }
-inline unsigned int atomicDec(unsigned int* a, unsigned int limit) {
+inline unsigned int atomicDec(unsigned int* a, unsigned int limit, COURSE_CPU_ATOMIC_AT) {
+  COURSE_CPU_ATOMIC_CHECKED("atomicDec");
   return course_cpu::detail::atomic_update(a,
                                            [limit](unsigned int o) { return (o == 0u || o > limit) ? limit : o - 1u; });
 }
+#undef COURSE_CPU_ATOMIC_AT
+#undef COURSE_CPU_ATOMIC_CHECKED
 // Block/system-scoped variants behave like the device-wide ones here.
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
