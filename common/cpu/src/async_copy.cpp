@@ -69,10 +69,15 @@ void set_pending(Worker& w, const PendingCopy& c, bool pending) {
   for (std::size_t i = first; i < first + c.size / 4 && i < r->words.size(); ++i) r->words[i].copy_pending = pending;
 }
 
-// Performs copy c of thread t (check mode: clears its pending marks and records its writes in this interval).
-void complete(Worker& w, const PendingCopy& c) {
+// Copies c's bytes and zero-fills the rest of its size.
+void land(const PendingCopy& c) {
   std::memcpy(c.dst, c.src, c.bytes);
   std::memset(c.dst + c.bytes, 0, c.size - c.bytes);
+}
+
+// Performs copy c of thread t (check mode: clears its pending marks and records its writes in this interval).
+void complete(Worker& w, const PendingCopy& c) {
+  land(c);
   if (!w.checked) return;
   set_pending(w, c, false);
   for (std::uint32_t i = 0; i < c.size / 4; ++i) check::record(word_access(c.site, c.dst, i), check::Access::write);
@@ -245,10 +250,7 @@ void finish_async_copies(Worker& w, ThreadSlot& t) {
 
 void settle_async_copies(Worker& w, ThreadSlot& t, bool perform) {
   for (const PendingCopy& c : t.copies) {
-    if (perform) {
-      std::memcpy(c.dst, c.src, c.bytes);
-      std::memset(c.dst + c.bytes, 0, c.size - c.bytes);
-    }
+    if (perform) land(c);
     if (w.checked) set_pending(w, c, false);
   }
   t.copies.clear();

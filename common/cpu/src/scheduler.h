@@ -82,11 +82,11 @@ struct BarrierState {
   std::uint32_t init_epoch = 0, init_wsync = 0;
   unsigned init_thread = 0;
   int init_line = 0;
-  // The threads that wait for the current phase, and those that started copies with the barrier since the last phase
-  // completed (in thread order of their first copy).
+  // The threads that wait for the current phase, and those with copies started with the barrier that no wait has
+  // observed yet (in the order of their first copy).
   std::vector<unsigned> waiters, copiers;
-  // The last arrival of the current phase has been counted: the phase completes when the arriving thread blocks or
-  // exits (complete_due_phases), so that what it does between arrive() and wait() is checked as unordered.
+  // The last arrival of the current phase has been counted: the phase completes when the arriving thread waits, blocks
+  // or exits (settle, complete_due_phases), so that what it does between arrive() and wait() is checked as unordered.
   bool due = false;
 };
 
