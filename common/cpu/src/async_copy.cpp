@@ -197,18 +197,24 @@ void group_async_copy(const check::Site* site, unsigned rank, unsigned size, voi
 
 // cuda::memcpy_async(..., barrier): the thread's share, to complete with the barrier's current phase (the copy joins
 // it, as libcu++'s does: cp.async.mbarrier.arrive without .noinc), whether or not the thread itself arrives.
-void barrier_async_copy(const void* barrier, CopyApi api, const char* file, unsigned line, unsigned rank, unsigned size,
-                        void* dst, const void* src, std::size_t bytes) {
+void barrier_async_copy(const void* barrier, std::uint64_t block, CopyApi api, const char* file, unsigned line,
+                        unsigned rank, unsigned size, void* dst, const void* src, std::size_t bytes) {
   Worker* w = tl_worker;
   ThreadSlot* t = tl_slot;
-  const std::size_t before = t != nullptr ? t->copies.size() : 0;
+  if (w == nullptr || t == nullptr)
+    return group_async_copy(group_copy_site(api, file, line), rank, size, dst, src, bytes);
+  const std::uint64_t phase = barrier_copy_phase(*w, *t, barrier, block, file, line);
+  const std::size_t before = t->copies.size();
   group_async_copy(group_copy_site(api, file, line), rank, size, dst, src, bytes);
-  if (w == nullptr || t == nullptr || t->copies.size() == before) return;
-  const std::uint64_t phase = barrier_copy_phase(*w, *t, barrier);
   for (std::size_t i = before; i < t->copies.size(); ++i) {
-    t->copies[i].group = PendingCopy::kWithBarrier;
-    t->copies[i].barrier = barrier;
-    t->copies[i].phase = phase;
+    PendingCopy& c = t->copies[i];
+    c.group = PendingCopy::kWithBarrier;
+    c.barrier = barrier;
+    c.phase = phase;
+    if (w->hot != nullptr) {
+      c.epoch = w->hot->epoch;
+      c.wsync = w->hot->my_wsync;
+    }
   }
 }
 

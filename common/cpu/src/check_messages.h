@@ -196,13 +196,22 @@ extern const char kBarrierCopySiteName[];
 std::string bad_copy_source_text(std::uint32_t bytes);
 
 // ---- cuda::barrier (launch_messages.cpp) ------------------------------------------
-// A thread arrived at a barrier (`what`: "cuda::barrier") that init() did not set up in its block.
-std::string barrier_not_initialized_text(const Who& who, const char* what, int line);
+// What a thread does with a barrier, as barrier messages say it: "arrives at" (kArrivesAt) or starts a copy with it.
+extern const char kArrivesAt[];
+extern const char kCopiesWith[];
+// A thread arrived at (`does`) a barrier (`what`: "cuda::barrier") that init() did not set up in its block.
+std::string barrier_not_initialized_text(const Who& who, const char* what, int line, const char* does);
 // What the CPU backend does not support at run time (the finding `unsupported`): a block pipeline whose group has
 // `expected` threads, in a block of another size.
 std::string pipeline_unsupported_text(const Who& who, int line, long long expected);
-// Check mode: a thread arrives at a cuda::barrier that another thread's init() set up in the same barrier interval.
-std::string barrier_init_race_text(const Who& who, int line, unsigned init_thread, int init_line);
+// Check mode: a thread arrives at (`does`) a cuda::barrier that another thread's init() set up in the same barrier
+// interval.
+std::string barrier_init_race_text(const Who& who, int line, unsigned init_thread, int init_line, const char* does);
+// Check mode: thread `copier`'s copy at `copy_line` joined a phase that `who`'s arrival at `line` completed, and
+// nothing orders the copy before any arrival of that phase.
+std::string copy_unordered_with_phase_text(const Who& who, int line, unsigned copier, int copy_line);
+// A thread waits with a token two or more phases old (`token`; the barrier is at `phase`).
+std::string stale_token_text(unsigned long long token, unsigned long long phase);
 // A thread arrives at a cuda::barrier more times than its phase still expects (cuda_barrier.cpp).
 std::string barrier_overarrival_text(const Who& who, const char* what, int line, long long update, long long pending,
                                      long long expected);

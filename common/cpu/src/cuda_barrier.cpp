@@ -23,9 +23,11 @@
 // seems to order (of threads the barrier does not count, or of a thread after its arrival) are not reported; and bank
 // conflicts are counted per interval, so the requests of a warp whose lanes a phase completion splits are counted in
 // two parts. When no thread can run and some wait for a phase, the phase can never complete (a GPU hangs): reported
-// as barrier divergence. Arriving at a barrier that init() did not set up in this block, with arrive(0), or more
-// times than its phase still expects, is barrier divergence too; in check mode, arriving after another thread's
-// init() with no __syncthreads() in between is a race; a block pipeline whose group is not the whole block stops with
+// as barrier divergence. Arriving at (or copying with) a barrier that init() did not set up in this block, with
+// arrive(0), or more times than its phase still expects, is barrier divergence too; in check mode, arriving or copying
+// after another thread's init() with no __syncthreads() in between is a race, and so is a copy that nothing orders
+// before any arrival of its phase (check_copies_ordered: on a GPU the phase may complete before the copy starts, which
+// then joins the next phase). A token two or more phases old waits by its parity, as on a GPU. A block pipeline whose group is not the whole block stops with
 // the finding `unsupported` (the grader's runtime gap: grader/course_grader/diagnostics.py, runtime_gap), since its
 // producer_acquire() is a __syncthreads().
 #include "check_messages.h"
@@ -72,6 +74,8 @@ void complete_phase(Worker& w, BarrierState& s) {
   ++s.phase;
   s.pending = s.expected;
   s.due = false;
+  s.arrive_epoch = 0;
+  s.arrive_full.clear();
   for (const unsigned linear : s.waiters) {
     ThreadSlot& t = w.block.threads[linear];
     if (t.state == ThreadState::at_phase && t.barrier == s.key && t.barrier_phase < s.phase)
@@ -84,6 +88,48 @@ void complete_phase(Worker& w, BarrierState& s) {
 // thread that made it due, another init()).
 void settle(Worker& w, BarrierState& s) {
   if (s.due) complete_phase(w, s);
+}
+
+// Check mode: another thread's init() with no barrier in between (a warp rendezvous of all lanes orders its own
+// warp) may come after this use of the barrier on a GPU (`does`: kArrivesAt, kCopiesWith).
+void check_init_race(Worker& w, ThreadSlot& t, const BarrierState& s, const char* file, unsigned line,
+                     const char* does) {
+  if (w.hot == nullptr || s.init_line == 0 || s.init_epoch != w.hot->epoch || s.init_thread == t.linear) return;
+  if ((s.init_thread >> 5) == (t.linear >> 5) && s.init_wsync < w.hot->my_full) return;
+  const Who who{w, t};
+  w.sink.add("race", file, static_cast<int>(line), "", w.block.linear, t.linear,
+             [&] { return barrier_init_race_text(who, static_cast<int>(line), s.init_thread, s.init_line, does); });
+}
+
+// Check mode, at an arrival of t in the current phase of s: t's own copies of that phase are ordered before it, and
+// the phase keeps the latest interval and warp rendezvous count of its arrivals (copies_ordered).
+void note_arrival(Worker& w, ThreadSlot& t, BarrierState& s, unsigned line) {
+  for (PendingCopy& c : t.copies)
+    if (c.group == PendingCopy::kWithBarrier && c.barrier == s.key && c.phase == s.phase) c.ordered = true;
+  s.arrive_epoch = std::max(s.arrive_epoch, w.hot->epoch);
+  const unsigned warp = t.linear >> 5;
+  if (s.arrive_full.size() <= warp) s.arrive_full.resize(warp + 1, 0);
+  s.arrive_full[warp] = std::max(s.arrive_full[warp], w.hot->my_full);
+  s.last_arriver = t.linear;
+  s.last_arrive_line = static_cast<int>(line);
+}
+
+// Check mode, as the last arrival of the current phase of s is counted: each copy of the phase must be ordered before
+// one of its arrivals (its own thread's, one in a later barrier interval, or a lane's of its warp after a rendezvous
+// of all lanes); else on a GPU the phase may complete before the copy starts, and the copy joins the next phase.
+void check_copies_ordered(Worker& w, ThreadSlot& t, BarrierState& s, const char* file, unsigned line) {
+  for (const unsigned linear : s.copiers) {
+    const unsigned warp = linear >> 5;
+    for (const PendingCopy& c : w.block.threads[linear].copies) {
+      if (c.group != PendingCopy::kWithBarrier || c.barrier != s.key || c.phase != s.phase || c.ordered) continue;
+      if (c.epoch < s.arrive_epoch || (warp < s.arrive_full.size() && c.wsync < s.arrive_full[warp])) continue;
+      const Who who{w, t};
+      const int copy_line = c.site != nullptr ? c.site->line : 0;
+      w.sink.add("race", c.site != nullptr ? c.site->file : file, copy_line, "", w.block.linear, linear,
+                 [&] { return copy_unordered_with_phase_text(who, static_cast<int>(line), linear, copy_line); });
+      return;  // one finding per phase
+    }
+  }
 }
 
 }  // namespace
@@ -122,7 +168,7 @@ std::uint64_t barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::
   BlockRun& b = w->block;
   if (block != b.serial)
     stop_at_barrier(*w, *t, "barrier-divergence", file, line,
-                    barrier_not_initialized_text(who, what, static_cast<int>(line)));
+                    barrier_not_initialized_text(who, what, static_cast<int>(line), kArrivesAt));
   const bool pipeline = what != std::string_view("cuda::barrier");
   if (pipeline && expected != static_cast<std::ptrdiff_t>(b.nthreads))
     stop_at_barrier(*w, *t, "unsupported", file, line,
@@ -134,12 +180,7 @@ std::uint64_t barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::
     s->what = what;
   }
   settle(*w, *s);
-  // Check mode: another thread's init() with no barrier in between (a warp rendezvous of all lanes orders its own
-  // warp) may come after this arrival on a GPU.
-  if (w->hot != nullptr && s->init_line != 0 && s->init_epoch == w->hot->epoch && s->init_thread != t->linear &&
-      !((s->init_thread >> 5) == (t->linear >> 5) && s->init_wsync < w->hot->my_full))
-    w->sink.add("race", file, static_cast<int>(line), "", b.linear, t->linear,
-                [&] { return barrier_init_race_text(who, static_cast<int>(line), s->init_thread, s->init_line); });
+  check_init_race(*w, *t, *s, file, line, kArrivesAt);
   if (update < 1)
     stop_at_barrier(*w, *t, "barrier-divergence", file, line,
                     barrier_bad_update_text(who, what, static_cast<int>(line), update));
@@ -147,19 +188,26 @@ std::uint64_t barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::
     stop_at_barrier(*w, *t, "barrier-divergence", file, line,
                     barrier_overarrival_text(who, what, static_cast<int>(line), update, s->pending, s->expected));
   const std::uint64_t phase = s->phase;
+  if (w->hot != nullptr) note_arrival(*w, *t, *s, line);
   s->pending -= update;
   if (s->pending == 0) {  // completes when this thread blocks or exits: complete_due_phases()
+    if (w->hot != nullptr) check_copies_ordered(*w, *t, *s, file, line);
     s->due = true;
     b.phases_due = true;
   }
   return phase;
 }
 
-std::uint64_t barrier_copy_phase(Worker& w, ThreadSlot& t, const void* barrier) {
+std::uint64_t barrier_copy_phase(Worker& w, ThreadSlot& t, const void* barrier, std::uint64_t block, const char* file,
+                                 unsigned line) {
+  if (block != kAnyBlock && block != w.block.serial)
+    stop_at_barrier(w, t, "barrier-divergence", file, line,
+                    barrier_not_initialized_text(Who{w, t}, "cuda::barrier", static_cast<int>(line), kCopiesWith));
   BarrierState* s = find_barrier(w.block, barrier);
-  // A pipeline's stage before its first arrival (or a barrier init() has not set up: its arrival is reported).
+  // A pipeline's stage before its first arrival.
   if (s == nullptr) s = &w.block.barriers.emplace_back(BarrierState{barrier});
   settle(w, *s);
+  check_init_race(w, t, *s, file, line, kCopiesWith);
   if (s->copiers.empty() || s->copiers.back() != t.linear) s->copiers.push_back(t.linear);
   return s->phase;
 }
@@ -176,6 +224,13 @@ void barrier_wait(const void* barrier, std::uint64_t phase, unsigned line) {
   BarrierState* s = find_barrier(w->block, barrier);
   if (s == nullptr) return;
   settle(*w, *s);  // this thread's own last arrival: the phase completes here, and the thread goes on at once
+  if (phase + 2 <= s->phase) {
+    // A token two or more phases old: a GPU compares only its parity, so it waits for the current phase if that has
+    // the token's parity, and else (the phase before has completed) returns at once.
+    if ((phase & 1) != (s->phase & 1)) return observe(*w, *s);
+    t->stale_token = static_cast<std::int64_t>(phase);
+    phase = s->phase;
+  }
   if (s->phase > phase) return observe(*w, *s);
   s->waiters.push_back(t->linear);
   t->state = ThreadState::at_phase;
@@ -183,6 +238,7 @@ void barrier_wait(const void* barrier, std::uint64_t phase, unsigned line) {
   t->barrier_phase = phase;
   t->line = static_cast<int>(line);
   t->sink = std::move(t->sink).resume();  // the scheduler resumes it once the phase has completed
+  t->stale_token = -1;
   if (BarrierState* done = find_barrier(w->block, barrier)) observe(*w, *done);  // (the vector may have grown)
 }
 
@@ -204,9 +260,17 @@ bool report_stuck_phases(Worker& w) {
                                   [](const ThreadSlot& t) { return t.state == ThreadState::at_phase; });
   if (first == b.threads.end()) return false;
   const BarrierState* s = find_barrier(b, first->barrier);
-  fail_block(w, "barrier-divergence", first->line,
-             stuck_phase_text(w, *first, s != nullptr ? s->what : "cuda::barrier", s != nullptr ? s->pending : 0,
-                              s != nullptr ? s->expected : 0));
+  std::string text = stuck_phase_text(w, *first, s != nullptr ? s->what : "cuda::barrier",
+                                      s != nullptr ? s->pending : 0, s != nullptr ? s->expected : 0);
+  const auto stale = std::find_if(b.threads.begin(), b.threads.end(), [](const ThreadSlot& t) {
+    return t.state == ThreadState::at_phase && t.stale_token >= 0;
+  });
+  if (stale != b.threads.end()) {
+    const std::string note = stale_token_text(static_cast<unsigned long long>(stale->stale_token),
+                                              static_cast<unsigned long long>(stale->barrier_phase));
+    text.insert(text.find(". On a GPU the block hangs."), note);
+  }
+  fail_block(w, "barrier-divergence", first->line, std::move(text));
   return true;
 }
 

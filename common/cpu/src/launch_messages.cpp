@@ -208,8 +208,11 @@ std::string bad_copy_source_text(std::uint32_t bytes) {
          " bytes run past its end)";
 }
 
-std::string barrier_not_initialized_text(const Who& who, const char* what, int line) {
-  return "thread " + who.thread() + " of block " + who.block() + " arrives at a " + what + " at line " +
+const char kArrivesAt[] = "arrives at";
+const char kCopiesWith[] = "starts a cuda::memcpy_async with";
+
+std::string barrier_not_initialized_text(const Who& who, const char* what, int line, const char* does) {
+  return "thread " + who.thread() + " of block " + who.block() + " " + does + " a " + what + " at line " +
          std::to_string(line) +
          " that init() did not set up in this block, so on a GPU what it does is undefined (it may hang: a "
          "__shared__ barrier holds whatever that memory held). Every block must set its barrier up before any of its "
@@ -226,12 +229,31 @@ std::string pipeline_unsupported_text(const Who& who, int line, long long expect
          "the CPU backend, and a GPU grades it.";
 }
 
-std::string barrier_init_race_text(const Who& who, int line, unsigned init_thread, int init_line) {
-  return "thread " + who.thread() + " of block " + who.block() + " arrives at the cuda::barrier at line " +
+std::string barrier_init_race_text(const Who& who, int line, unsigned init_thread, int init_line, const char* does) {
+  return "thread " + who.thread() + " of block " + who.block() + " " + does + " the cuda::barrier at line " +
          std::to_string(line) + ", which thread " + who.thread(init_thread) + " set up with init() at line " +
          std::to_string(init_line) +
-         " with no __syncthreads() in between, so on a GPU it may arrive before the barrier is set up. Put a "
+         " with no __syncthreads() in between, so on a GPU it may use the barrier before it is set up. Put a "
          "__syncthreads() between init() and the barrier's first use.";
+}
+
+std::string copy_unordered_with_phase_text(const Who& who, int line, unsigned copier, int copy_line) {
+  return "thread " + who.thread(copier) + " of block " + who.block() + " starts a cuda::memcpy_async at line " +
+         std::to_string(copy_line) + " that joins the phase of the cuda::barrier that thread " + who.thread() +
+         "'s arrival at line " + std::to_string(line) +
+         " completes, but nothing orders the copy before any arrival of that phase (thread " + who.thread(copier) +
+         " has not arrived since, and no __syncthreads() or __syncwarp() of its warp lies between the copy and an "
+         "arrival). On a GPU the phase may complete before the copy starts, and the copy then joins the next phase: "
+         "the data is not there when the waiting threads read it. Let every thread that copies arrive after its "
+         "copy, or synchronize the copying threads with an arriving one (__syncwarp(), or __syncthreads()) before "
+         "that thread arrives.";
+}
+
+std::string stale_token_text(unsigned long long token, unsigned long long phase) {
+  return " (a thread there waits with the token of phase " + std::to_string(token) + ", and the barrier is at phase " +
+         std::to_string(phase) +
+         ": a GPU keeps only a token's parity, so a token two or more phases old waits for a phase still to come, "
+         "here the current one; wait for each token before arriving twice more)";
 }
 
 std::string barrier_overarrival_text(const Who& who, const char* what, int line, long long update, long long pending,

@@ -37,6 +37,10 @@ struct PendingCopy {
   // with that phase, as libcu++'s does (the starting thread need not arrive).
   const void* barrier = nullptr;
   std::uint64_t phase = 0;
+  // Check mode: the barrier interval and the warp rendezvous count of its thread when the copy started, and whether
+  // its own thread has arrived in its phase since (the copy is then ordered before an arrival of its phase).
+  std::uint32_t epoch = 0, wsync = 0;
+  bool ordered = false;
 };
 
 // One CUDA thread of the running block.
@@ -50,6 +54,7 @@ struct ThreadSlot {
   // at_phase: the cuda::barrier (a block pipeline's stage key) and the phase it waits to complete
   const void* barrier = nullptr;
   std::uint64_t barrier_phase = 0;
+  std::int64_t stale_token = -1;  // a token two or more phases old it waits with (a GPU compares only the parity)
   // __syncthreads_count/and/or
   BlockReduce reduce = BlockReduce::none;
   int predicate = 0;
@@ -88,6 +93,12 @@ struct BarrierState {
   // The last arrival of the current phase has been counted: the phase completes when the arriving thread waits, blocks
   // or exits (settle, complete_due_phases), so that what it does between arrive() and wait() is checked as unordered.
   bool due = false;
+  // Check mode, the current phase's arrivals: the latest barrier interval one came in, and per warp the latest count
+  // of the warp's rendezvous of all lanes that an arriving lane had passed (a copy must be ordered before one).
+  std::uint32_t arrive_epoch = 0;
+  std::vector<std::uint32_t> arrive_full;
+  unsigned last_arriver = 0;
+  int last_arrive_line = 0;
 };
 
 // The block a worker is running, reused from block to block.
@@ -166,8 +177,10 @@ void phase_copies(Worker& w, BarrierState& s);
 // async_copy.cpp, as the block ends: performs (`perform`) or drops (the block was stopped) the copies t still has
 // pending, whose phase never completed, and in check mode clears their marks (so no later block sees them pending).
 void settle_async_copies(Worker& w, ThreadSlot& t, bool perform);
-// cuda_barrier.cpp: the phase of `barrier` that a copy t starts with it joins (t becomes one of its copiers).
-std::uint64_t barrier_copy_phase(Worker& w, ThreadSlot& t, const void* barrier);
+// cuda_barrier.cpp: the phase of `barrier` (set up by block `block`, or kAnyBlock) that a copy t starts at file:line
+// joins (t becomes one of its copiers). Stops the block if init() did not set the barrier up in this block.
+std::uint64_t barrier_copy_phase(Worker& w, ThreadSlot& t, const void* barrier, std::uint64_t block, const char* file,
+                                 unsigned line);
 // cuda_barrier.cpp: completes the phases whose last arrival was counted (the scheduler calls it once the arriving
 // thread has blocked or exited).
 void complete_due_phases(Worker& w);

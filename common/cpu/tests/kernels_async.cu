@@ -165,7 +165,8 @@ __global__ void barrier_sum(const float* in, float* out, int tiles, int form) {
       cuda::barrier<cuda::thread_scope_block>::arrival_token token = bar.arrive();
       bar.wait(std::move(token));
     } else {
-      cuda::memcpy_async(static_cast<void*>(&buf[i]), &in[t * kThreads + i], sizeof(float), bar);  // void* form
+      // the void* form:
+      cuda::memcpy_async(static_cast<void*>(&buf[i]), &in[t * kThreads + i], sizeof(float), bar);  // @barrier-copy
       if (form == 2) {
         __syncthreads();
       } else if (form == 5) {
@@ -239,7 +240,12 @@ __global__ void producer_consumer_sum(const float* in, float* out, int tiles, in
 // as 0, with lane 0 reading its own copy between arrive(32) and wait(), though its arrival does not complete the copy;
 // 3 (bug): init(&bar, 33), so lane 0's wait never returns (a GPU hangs) with the copies still pending; 4 (bug):
 // arrive(0); 5: as 0, waiting with wait_parity(t & 1) (phase t's parity); 6: as 5, polling try_wait_parity_for();
-// 7 (bug): lane 0 arrives and no thread waits, so nothing says the copies have landed before the __syncthreads().
+// 7 (bug): lane 0 arrives and no thread waits, so nothing says the copies have landed before the __syncthreads();
+// 8 (bug): each lane copies its own element and lane 31 makes the warp's arrivals with no warp.sync() after the
+// copies, so on a GPU its arrival may complete the phase before another lane's copy starts (that copy then joins the
+// next phase); 9: as 8 with the warp.sync(); 10 (bug): lane 0 arrives twice and waits for the older token last, two
+// phases old, which a GPU reads as the current phase (it waits for ever); 11: three arrivals, the oldest token last:
+// its parity is not the current phase's, so the wait returns at once.
 __global__ void warp_barrier_sum(const float* in, float* out, int tiles, int form) {
   __shared__ float buf[kThreads];
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -256,6 +262,20 @@ __global__ void warp_barrier_sum(const float* in, float* out, int tiles, int for
       if (lane == 0) cuda::memcpy_async(half, from, sizeof(float) * 32, bar[w]);
       warp.sync();
       if (lane != 0) bar[w].arrive_and_wait();
+    } else if (form == 8 || form == 9) {
+      cuda::memcpy_async(&half[lane], &from[lane], sizeof(float), bar[w]);  // @warp-bar-lane-copy
+      if (form == 9) warp.sync();
+      if (lane == 31) bar[w].wait(bar[w].arrive(32));
+    } else if (form == 10 || form == 11) {
+      cuda::memcpy_async(warp, half, from, sizeof(float) * 32, bar[w]);
+      warp.sync();
+      if (lane == 0) {
+        cuda::barrier<cuda::thread_scope_block>::arrival_token oldest = bar[w].arrive(32);
+        cuda::barrier<cuda::thread_scope_block>::arrival_token newer = bar[w].arrive(32);
+        if (form == 11) newer = bar[w].arrive(32);
+        bar[w].wait(std::move(newer));
+        bar[w].wait(std::move(oldest));  // @warp-bar-stale
+      }
     } else {
       cuda::memcpy_async(warp, half, from, sizeof(float) * 32, bar[w]);
       warp.sync();

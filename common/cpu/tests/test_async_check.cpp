@@ -150,7 +150,7 @@ std::string early_read(SumKernel run, int form, const char* marker) {
 // A cuda::barrier of the block: both forms of arrival report nothing and sum right; reading before the arrival meets
 // copies still in flight, reported with the barrier's fix; a barrier set up for half the block completes its phase
 // before the other half has copied (a read of a word no thread wrote yet); a barrier never set up is barrier
-// divergence at the wait's line, and arriving with no __syncthreads() after init() a race.
+// divergence at its first use (a copy started with it), and copying with no __syncthreads() after init() a race.
 TEST(CheckMode, BlockBarriers) {
   expect_clean_sums(run_barrier_sum, {0, 1});
   const std::string read = early_read(run_barrier_sum, 2, "@barrier-read");
@@ -169,12 +169,16 @@ TEST(CheckMode, BlockBarriers) {
   const auto never = findings_of(run_barrier_sum, 4, "barrier-divergence", &error);
   EXPECT_NE(error, cudaSuccess);
   ASSERT_FALSE(never.empty());
-  EXPECT_EQ(never[0].line, line_of("kernels_async.cu", "@barrier-wait"));
-  EXPECT_NE(never[0].message.find("that init() did not set up in this block"), std::string::npos) << never[0].message;
-  // Arrivals in init()'s barrier interval: a race of every other thread, at its arrival, naming init()'s line.
+  EXPECT_EQ(never[0].line, line_of("kernels_async.cu", "@barrier-copy"));
+  EXPECT_NE(never[0].message.find("starts a cuda::memcpy_async with a cuda::barrier at line " +
+                                  std::to_string(line_of("kernels_async.cu", "@barrier-copy")) +
+                                  " that init() did not set up in this block"),
+            std::string::npos)
+      << never[0].message;
+  // Copies in init()'s barrier interval: a race of every other thread, at its copy, naming init()'s line.
   const auto early_init = findings_of(run_barrier_sum, 6, "race", &error);
-  ASSERT_FALSE(early_init.empty()) << "no race between init() and the arrivals";
-  EXPECT_EQ(early_init[0].line, line_of("kernels_async.cu", "@barrier-wait"));
+  ASSERT_FALSE(early_init.empty()) << "no race between init() and the copies";
+  EXPECT_EQ(early_init[0].line, line_of("kernels_async.cu", "@barrier-copy"));
   EXPECT_NE(early_init[0].message.find("set up with init() at line " +
                                        std::to_string(line_of("kernels_async.cu", "@barrier-init"))),
             std::string::npos)
@@ -206,9 +210,10 @@ TEST(CheckMode, ProducerConsumerBarriers) {
 // arriving 32 times (waiting for the token, the parity, or polling), and a copy by a lane that the barrier does not
 // count, report nothing and sum right. Only a wait tells that the copies have landed: a read between the last arrival
 // and its wait, or after a phase no thread waited for, is reported. A block stopped with copies pending leaves no mark
-// behind for the next launch; arrive(0) is reported as such.
+// behind for the next launch; arrive(0) is reported as such. A lane's copy that nothing orders before the phase's
+// arrivals is a race (it may join the next phase); a token two phases old waits for the current phase, as on a GPU.
 TEST(CheckMode, WarpBarriers) {
-  expect_clean_sums(run_warp_barrier_sum, {0, 1, 5, 6});
+  expect_clean_sums(run_warp_barrier_sum, {0, 1, 5, 6, 9, 11});
   const std::string own = early_read(run_warp_barrier_sum, 2, "@warp-bar-own");
   ASSERT_FALSE(own.empty()) << "no async-copy finding between the last arrival and its wait";
   EXPECT_NE(own.find("the phase of the cuda::barrier"), std::string::npos) << own;
@@ -227,6 +232,16 @@ TEST(CheckMode, WarpBarriers) {
   EXPECT_EQ(zero[0].line, line_of("kernels_async.cu", "@warp-bar-arrive"));
   EXPECT_NE(zero[0].message.find("calls arrive(0)"), std::string::npos) << zero[0].message;
   EXPECT_NE(zero[0].message.find("must be at least 1"), std::string::npos) << zero[0].message;
+  const auto unordered = findings_of(run_warp_barrier_sum, 8, "race", &error);
+  ASSERT_FALSE(unordered.empty()) << "a copy not ordered before the phase's arrival: no finding";
+  EXPECT_EQ(unordered[0].line, line_of("kernels_async.cu", "@warp-bar-lane-copy"));
+  EXPECT_NE(unordered[0].message.find("the copy then joins the next phase"), std::string::npos) << unordered[0].message;
+  const auto stale = findings_of(run_warp_barrier_sum, 10, "barrier-divergence", &error);
+  EXPECT_NE(error, cudaSuccess);
+  ASSERT_FALSE(stale.empty()) << "a token two phases old: no finding";
+  EXPECT_EQ(stale[0].line, line_of("kernels_async.cu", "@warp-bar-stale"));
+  EXPECT_NE(stale[0].message.find("waits with the token of phase 0, and the barrier is at phase 2"), std::string::npos)
+      << stale[0].message;
 }
 
 // A pipeline of the whole block: both copy forms report nothing and sum right; without consumer_wait() the reads meet

@@ -111,8 +111,9 @@ TEST(FastMode, GroupAsynchronousCopies) {
     EXPECT_EQ(of_category(course_cpu::take_diagnostics(), "barrier-divergence").size(), 1u) << "form " << form;
   }
 
-  for (int form : {0, 1, 5, 6}) {  // a barrier per warp: lane 0 arrives for the warp's copy (and waits for the token,
-                                   // the parity, or polls); lanes 1..31 for lane 0's copy
+  // A barrier per warp: lane 0 arrives for the warp's copy (and waits for the token, the parity, or polls); lanes
+  // 1..31 for lane 0's copy; lane 31 for every lane's copy after a warp.sync(); a token three phases old returns.
+  for (int form : {0, 1, 5, 6, 9, 11}) {
     ASSERT_EQ(run_warp_barrier_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
     EXPECT_EQ(out.get(), expected) << "warp barrier form " << form;
   }
@@ -120,6 +121,8 @@ TEST(FastMode, GroupAsynchronousCopies) {
   EXPECT_NE(out.get(), expected);
   course_cpu::take_diagnostics();
   EXPECT_NE(run_warp_barrier_sum(in.ptr, out.ptr, kTiles, 3), cudaSuccess);  // lane 0 waits for ever on a GPU
+  EXPECT_EQ(of_category(course_cpu::take_diagnostics(), "barrier-divergence").size(), 1u);
+  EXPECT_NE(run_warp_barrier_sum(in.ptr, out.ptr, kTiles, 10), cudaSuccess);  // a token two phases old: the same
   EXPECT_EQ(of_category(course_cpu::take_diagnostics(), "barrier-divergence").size(), 1u);
 
   std::vector<unsigned char> bytes(320);
