@@ -13,6 +13,13 @@ namespace course_rewrite {
 
 std::size_t Rewriter::callee_start(std::size_t i) const {
   std::size_t k = prev(i);
+  // `ks[k]<<<...>>>`, `table.ks[i][j]<<<...>>>`: a kernel pointer taken from an array, the subscripts part of the callee.
+  while (k != npos && is_punct(k, "]")) {
+    const std::size_t open = match_back(k);
+    if (open == npos) return npos;
+    k = prev(open);
+  }
+  if (k != npos && k != prev(i) && is_punct(k, ")")) return npos;  // `f()[k]<<<`: left as written
   if (is_punct(k, ")")) {  // `(k)<<<...>>>`, `(*f)<<<...>>>`: a parenthesized expression, not a call's result
     const std::size_t open = match_back(k);
     if (open == npos) return npos;
@@ -64,6 +71,10 @@ std::size_t Rewriter::callee_start(std::size_t i) const {
         continue;
       }
     }
+    if (p != npos && (is_punct(p, ".") || is_punct(p, "->")) && prev(p) != npos && is_ident(prev(p))) {
+      k = prev(p);  // a member: `table.k<<<`, `p->k<<<`
+      continue;
+    }
     break;
   }
   return start;
@@ -91,7 +102,7 @@ void Rewriter::rewrite_launches() {
     }
     if (close == npos || !is_punct(next(close), "(")) continue;
     // `(k)` is looked up as `k`: the callee's tokens are [first, end).
-    const bool parenthesized = is_punct(start, "(");
+    const bool parenthesized = is_punct(start, "(") && match(start) == prev(i);
     const std::size_t first = parenthesized ? next(start) : start;
     const std::size_t end = parenthesized ? prev(i) : i;
     const std::string callee = text(first, end, true);

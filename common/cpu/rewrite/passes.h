@@ -147,6 +147,8 @@ class Rewriter {
   void add_shared_name(const std::string& name, bool in_function, const Function* fn);
   // True if tokens [b, e) name an arithmetic type: float, unsigned int, volatile int, size_t, ...
   bool arithmetic_type(std::size_t b, std::size_t e) const;
+  // The `{` of the innermost block that holds token i (npos at namespace scope).
+  std::size_t enclosing_brace(std::size_t i) const;
   // The shared scalars of fn that no other declaration in its body names (a shadowing local keeps its own meaning).
   std::set<std::string> checked_scalars(const Function& fn) const;
   // `names` less those the function declares again (`T name`, `T* name`, `T& name` outside their __shared__

@@ -7,6 +7,13 @@
 // declare_shared() call after each such declaration inside a function.
 #include "passes.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 namespace course_rewrite {
 
 void Rewriter::add_shared_name(const std::string& name, bool in_function, const Function* fn) {
@@ -30,7 +37,22 @@ bool Rewriter::arithmetic_type(std::size_t b, std::size_t e) const {
   return any;
 }
 
+std::size_t Rewriter::enclosing_brace(std::size_t i) const {
+  for (std::size_t k = prev(i); k != npos; k = prev(k)) {
+    if (is_close(k)) {
+      k = match_back(k);
+      if (k == npos) return npos;
+    } else if (is_punct(k, "{")) {
+      return k;
+    }
+  }
+  return npos;
+}
+
 void Rewriter::rewrite_shared() {
+  // Per kernel (its body's `{`): the `{` of the block each earlier declaration of static shared memory is in, and its
+  // bytes, to sum those still in scope at a later one.
+  std::map<std::size_t, std::vector<std::pair<std::size_t, std::string>>> kernel_shared;
   for (std::size_t i = 0; i < toks_.size(); ++i) {
     if (!is_ident(i, "__shared__")) continue;
     const Function* fn = nullptr;
@@ -113,6 +135,24 @@ void Rewriter::rewrite_shared() {
       for (const std::string& d : declared) bytes += (bytes.empty() ? "sizeof(" : " + sizeof(") + d + ")";
       after += " static_cast<void>(::course_cpu::detail::StaticSharedNote<" + fn->kernel_address + ", " + bytes + ", " +
                std::to_string(i) + ">::noted);";
+      // ptxas rejects a kernel with more than 48 KB of static shared memory: so does the backend, for the arrays in
+      // scope here (arrays of blocks already closed, and of __device__ functions it calls, are not summed), if the
+      // kernel names them again (ptxas drops an array that is never used).
+      std::set<std::string_view> used;
+      for (std::size_t k = next(semi); k < fn->body_close; k = next(k))
+        if (is_ident(k) && std::find(declared.begin(), declared.end(), toks_[k].text) != declared.end())
+          used.insert(toks_[k].text);
+      std::string used_bytes;
+      for (const std::string& d : declared)
+        if (used.count(d) > 0) used_bytes += (used_bytes.empty() ? "sizeof(" : " + sizeof(") + d + ")";
+      if (used_bytes.empty()) used_bytes = "0";
+      auto& earlier = kernel_shared[fn->body_open];
+      std::string in_scope = used_bytes;
+      for (const auto& [open, b] : earlier)
+        if (open != npos && match(open) > i) in_scope += " + " + b;
+      earlier.emplace_back(enclosing_brace(i), used_bytes);
+      after += " static_assert(::course_cpu::detail::StaticSharedFits<" + fn->kernel_address + ", " + in_scope +
+               ">::value, COURSE_CPU_STATIC_SHARED_TOO_LARGE);";
     }
     if (!after.empty()) edits_.push_back({semi + 1, semi + 1, after});
   }

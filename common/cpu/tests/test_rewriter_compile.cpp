@@ -126,6 +126,29 @@ void host(const float* in, float* out) {
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, idioms<16>, block, 0);
   idioms<32><<<grid, 64>>>(in, out, 64);
 }
+// 48 KB of static shared memory is allowed; an array the kernel never names again is dropped by ptxas.
+__global__ void full(float* out) {
+  __shared__ float a[8192];
+  __shared__ float b[4096], unused[20000];
+  a[threadIdx.x] = b[threadIdx.x] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = a[threadIdx.x + 1] + b[threadIdx.x + 1];
+}
+// Kernels through pointers: an array's element, a struct's member, the pointer in parentheses.
+struct Kernels {
+  void (*one)(float*);
+  void (*each[2])(float*);
+};
+void table(float* out) {
+  void (*ks[2])(float*) = {full, full};
+  Kernels t{full, {full, full}};
+  Kernels* p = &t;
+  for (int k = 0; k < 2; ++k) ks[k]<<<1, 32>>>(out);
+  t.one<<<1, 32>>>(out);
+  p->one<<<1, 32>>>(out);
+  t.each[1]<<<1, 32>>>(out);
+  (ks[0])<<<1, 32>>>(out);
+}
 )cu";
 }  // namespace
 
@@ -266,5 +289,37 @@ TEST(RewriterCompile, WhatNvccRejectsFailsHereToo) {
     std::string log;
     EXPECT_NE(compile("late_alignas.cu", late_alignas, mode, &log), 0) << log;
     EXPECT_TRUE(contains(log, "late_alignas.cu:3:")) << log;
+  }
+  // ptxas: "uses too much shared data (0xcb20 bytes, 0xc000 max)": static shared memory over 48 KB, in one array, in
+  // two arrays in scope together, and in the one specialization of a kernel template that is launched.
+  const std::string too_large =
+      "#include <cuda_runtime.h>\n"
+      "__global__ void one(float* out) {\n"
+      "  __shared__ float a[13000];\n"
+      "  a[threadIdx.x] = 1.0f;\n"
+      "  out[threadIdx.x] = a[threadIdx.x + 1];\n"
+      "}\n"
+      "__global__ void two(float* out) {\n"
+      "  __shared__ float a[8192];\n"
+      "  if (out) {\n"
+      "    __shared__ float b[4097];\n"
+      "    a[threadIdx.x] = b[threadIdx.x] = 1.0f;\n"
+      "    out[0] = b[threadIdx.x + 1];\n"
+      "  }\n"
+      "  out[threadIdx.x] = a[threadIdx.x + 1];\n"
+      "}\n"
+      "template <int N>\n"
+      "__global__ void tile(float* out) {\n"
+      "  __shared__ float a[N];\n"
+      "  a[threadIdx.x] = 1.0f;\n"
+      "  out[threadIdx.x] = a[threadIdx.x + 1];\n"
+      "}\n"
+      "void host(float* out) { tile<64><<<1, 32>>>(out); tile<12289><<<1, 32>>>(out); }\n";
+  for (Mode mode : {Mode::fast, Mode::check}) {
+    std::string log;
+    EXPECT_NE(compile("too_large.cu", too_large, mode, &log), 0) << log;
+    for (const char* at : {"too_large.cu:3:", "too_large.cu:10:", "too_large.cu:18:"})
+      EXPECT_TRUE(contains(log, at)) << at << " | " << log;
+    EXPECT_TRUE(contains(log, "more than 48 KB")) << log;
   }
 }

@@ -55,7 +55,24 @@ template <auto Kernel, std::size_t Bytes, int Id>
 struct StaticSharedNote {
   static inline const bool noted = note_static_shared(reinterpret_cast<const void*>(Kernel), Bytes, Id);
 };
+
+// The most static shared memory a kernel may declare: ptxas stops with "uses too much shared data (..., 0xc000 max)"
+// past it. course-rewrite puts `static_assert(StaticSharedFits<&kernel, bytes>::value, ...)` after each __shared__
+// declaration in a kernel's body, `bytes` summing the kernel's arrays in scope there; through &kernel it is checked
+// only for a kernel template's specializations that are used, as ptxas sees only those.
+inline constexpr std::size_t kMaxStaticShared = 48 * 1024;
+template <auto Kernel, std::size_t Bytes>
+struct StaticSharedFits {
+  static constexpr bool value = Bytes <= kMaxStaticShared;
+};
 }  // namespace course_cpu::detail
+
+#define COURSE_CPU_STATIC_SHARED_TOO_LARGE                                                                            \
+  "this kernel's static __shared__ arrays take more than 48 KB (49152 bytes), which nvcc rejects (ptxas: \"uses "     \
+  "too much shared data\"). Make the tiles smaller, or use dynamic shared memory (extern __shared__, its size given " \
+  "at the launch) with cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) beyond 48 KB"
+
+namespace course_cpu::detail {}  // namespace course_cpu::detail
 
 // Takes any kernel (function pointer); the dynamic shared memory limit takes effect at launches, the carveout in the
 // occupancy model.
