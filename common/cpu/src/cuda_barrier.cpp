@@ -75,7 +75,7 @@ void complete_phase(Worker& w, BarrierState& s) {
   s.pending = s.expected;
   s.due = false;
   s.arrive_epoch = 0;
-  s.arrive_full.clear();
+  s.arrivals.clear();
   for (const unsigned linear : s.waiters) {
     ThreadSlot& t = w.block.threads[linear];
     if (t.state == ThreadState::at_phase && t.barrier == s.key && t.barrier_phase < s.phase)
@@ -102,27 +102,36 @@ void check_init_race(Worker& w, ThreadSlot& t, const BarrierState& s, const char
 }
 
 // Check mode, at an arrival of t in the current phase of s: t's own copies of that phase are ordered before it, and
-// the phase keeps the latest interval and warp rendezvous count of its arrivals (copies_ordered).
-void note_arrival(Worker& w, ThreadSlot& t, BarrierState& s, unsigned line) {
+// the phase keeps its arrivals (copies_ordered).
+void note_arrival(Worker& w, ThreadSlot& t, BarrierState& s) {
   for (PendingCopy& c : t.copies)
     if (c.group == PendingCopy::kWithBarrier && c.barrier == s.key && c.phase == s.phase) c.ordered = true;
   s.arrive_epoch = std::max(s.arrive_epoch, w.hot->epoch);
-  const unsigned warp = t.linear >> 5;
-  if (s.arrive_full.size() <= warp) s.arrive_full.resize(warp + 1, 0);
-  s.arrive_full[warp] = std::max(s.arrive_full[warp], w.hot->my_full);
-  s.last_arriver = t.linear;
-  s.last_arrive_line = static_cast<int>(line);
+  s.arrivals.push_back({t.linear, w.hot->my_wsync, w.hot->my_full});
+}
+
+// Whether copy c of thread `copier` is ordered before an arrival of the current phase of s: its own thread's, one in a
+// later barrier interval, or one of a lane of its warp after a warp rendezvous that named both lanes.
+bool copy_ordered(const BlockRun& b, const BarrierState& s, unsigned copier, const PendingCopy& c) {
+  if (c.ordered || c.epoch < s.arrive_epoch) return true;
+  const unsigned warp = copier >> 5;
+  for (const BarrierState::Arrival& a : s.arrivals) {
+    if ((a.thread >> 5) != warp) continue;
+    if (c.wsync < a.full) return true;
+    const std::uint32_t both = (1u << (a.thread & 31)) | (1u << (copier & 31));
+    for (std::uint32_t k = c.wsync; k < a.wsync && k < b.warp_masks[warp].size(); ++k)
+      if ((b.warp_masks[warp][k] & both) == both) return true;
+  }
+  return false;
 }
 
 // Check mode, as the last arrival of the current phase of s is counted: each copy of the phase must be ordered before
-// one of its arrivals (its own thread's, one in a later barrier interval, or a lane's of its warp after a rendezvous
-// of all lanes); else on a GPU the phase may complete before the copy starts, and the copy joins the next phase.
-void check_copies_ordered(Worker& w, ThreadSlot& t, BarrierState& s, const char* file, unsigned line) {
+// one of its arrivals; else on a GPU the phase may complete before the copy starts, and the copy joins the next phase.
+void check_copies_ordered(Worker& w, ThreadSlot& t, const BarrierState& s, const char* file, unsigned line) {
   for (const unsigned linear : s.copiers) {
-    const unsigned warp = linear >> 5;
     for (const PendingCopy& c : w.block.threads[linear].copies) {
-      if (c.group != PendingCopy::kWithBarrier || c.barrier != s.key || c.phase != s.phase || c.ordered) continue;
-      if (c.epoch < s.arrive_epoch || (warp < s.arrive_full.size() && c.wsync < s.arrive_full[warp])) continue;
+      if (c.group != PendingCopy::kWithBarrier || c.barrier != s.key || c.phase != s.phase) continue;
+      if (copy_ordered(w.block, s, linear, c)) continue;
       const Who who{w, t};
       const int copy_line = c.site != nullptr ? c.site->line : 0;
       w.sink.add("race", c.site != nullptr ? c.site->file : file, copy_line, "", w.block.linear, linear,
@@ -188,7 +197,7 @@ std::uint64_t barrier_arrive(const void* barrier, std::ptrdiff_t expected, std::
     stop_at_barrier(*w, *t, "barrier-divergence", file, line,
                     barrier_overarrival_text(who, what, static_cast<int>(line), update, s->pending, s->expected));
   const std::uint64_t phase = s->phase;
-  if (w->hot != nullptr) note_arrival(*w, *t, *s, line);
+  if (w->hot != nullptr) note_arrival(*w, *t, *s);
   s->pending -= update;
   if (s->pending == 0) {  // completes when this thread blocks or exits: complete_due_phases()
     if (w->hot != nullptr) check_copies_ordered(*w, *t, *s, file, line);

@@ -93,12 +93,14 @@ struct BarrierState {
   // The last arrival of the current phase has been counted: the phase completes when the arriving thread waits, blocks
   // or exits (settle, complete_due_phases), so that what it does between arrive() and wait() is checked as unordered.
   bool due = false;
-  // Check mode, the current phase's arrivals: the latest barrier interval one came in, and per warp the latest count
-  // of the warp's rendezvous of all lanes that an arriving lane had passed (a copy must be ordered before one).
+  // Check mode, the current phase's arrivals (a copy must be ordered before one): the latest barrier interval one came
+  // in, and each arriving thread with the warp rendezvous its warp had completed (all, and of all lanes).
+  struct Arrival {
+    unsigned thread;
+    std::uint32_t wsync, full;
+  };
   std::uint32_t arrive_epoch = 0;
-  std::vector<std::uint32_t> arrive_full;
-  unsigned last_arriver = 0;
-  int last_arrive_line = 0;
+  std::vector<Arrival> arrivals;
 };
 
 // The block a worker is running, reused from block to block.

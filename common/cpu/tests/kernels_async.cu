@@ -245,7 +245,8 @@ __global__ void producer_consumer_sum(const float* in, float* out, int tiles, in
 // copies, so on a GPU its arrival may complete the phase before another lane's copy starts (that copy then joins the
 // next phase); 9: as 8 with the warp.sync(); 10 (bug): lane 0 arrives twice and waits for the older token last, two
 // phases old, which a GPU reads as the current phase (it waits for ever); 11: three arrivals, the oldest token last:
-// its parity is not the current phase's, so the wait returns at once.
+// its parity is not the current phase's, so the wait returns at once; 12: as 9, with each half-warp's tile of 16 lanes
+// synchronized and its last lane arriving for it (arrive(16)).
 __global__ void warp_barrier_sum(const float* in, float* out, int tiles, int form) {
   __shared__ float buf[kThreads];
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -266,6 +267,11 @@ __global__ void warp_barrier_sum(const float* in, float* out, int tiles, int for
       cuda::memcpy_async(&half[lane], &from[lane], sizeof(float), bar[w]);  // @warp-bar-lane-copy
       if (form == 9) warp.sync();
       if (lane == 31) bar[w].wait(bar[w].arrive(32));
+    } else if (form == 12) {
+      auto sixteen = cg::tiled_partition<16>(warp);
+      cuda::memcpy_async(&half[lane], &from[lane], sizeof(float), bar[w]);
+      sixteen.sync();
+      if (sixteen.thread_rank() == 15) bar[w].wait(bar[w].arrive(16));
     } else if (form == 10 || form == 11) {
       cuda::memcpy_async(warp, half, from, sizeof(float) * 32, bar[w]);
       warp.sync();
