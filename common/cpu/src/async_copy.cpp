@@ -26,11 +26,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
-#include <tuple>
 #include <utility>
 
 namespace course_cpu::detail {
@@ -144,29 +140,10 @@ void async_wait_prior(std::size_t prior) {
 }
 
 const check::Site* group_copy_site(CopyApi api, const char* file, unsigned line) {
-  // Every thread calls this at every copy: a small per-worker cache by the file name's address (one per source file)
-  // and line keeps the lock for a call site's first use by a worker.
-  struct Cached {
-    const char* file = nullptr;
-    unsigned line = 0;
-    CopyApi api = CopyApi::group;
-    const check::Site* site = nullptr;
-  };
-  thread_local Cached cache[16];
-  Cached& c = cache[line % 16];
-  if (c.file == file && c.line == line && c.api == api) return c.site;
-  static std::mutex mutex;
-  static std::map<std::tuple<CopyApi, std::string, unsigned>, std::unique_ptr<check::Site>> sites;
-  const std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<check::Site>& site = sites[{api, file, line}];
-  if (!site) {
-    const char* name = api == CopyApi::group      ? kGroupCopySiteName
-                       : api == CopyApi::pipeline ? kPipelineCopySiteName
-                                                  : kBarrierCopySiteName;
-    site = std::make_unique<check::Site>(check::Site{name, file, static_cast<int>(line), 0});
-  }
-  c = Cached{file, line, api, site.get()};
-  return site.get();
+  const char* name = api == CopyApi::group      ? kGroupCopySiteName
+                     : api == CopyApi::pipeline ? kPipelineCopySiteName
+                                                : kBarrierCopySiteName;
+  return call_site(name, "", file, line);
 }
 
 // cooperative_groups::memcpy_async and cuda::memcpy_async: this thread's share of the group's copy (a thread alone:

@@ -20,10 +20,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -268,30 +265,9 @@ namespace course_cpu::detail {
 bool check_atomic(const volatile void* address, std::size_t bytes, const char* op, const char* file, unsigned line) {
   Worker* w = tl_worker;
   if (w == nullptr || tl_slot == nullptr || !w->checked) return true;
-  // One site per call site, named for the messages ("atomicAdd()'s word"); a small per-worker cache keeps the lock
-  // for a call site's first use by a worker, as group_copy_site does.
-  struct Cached {
-    const char* file = nullptr;
-    unsigned line = 0;
-    const char* op = nullptr;
-    const check::Site* site = nullptr;
-  };
-  thread_local Cached cache[16];
-  Cached& hit = cache[line % 16];
-  if (hit.file != file || hit.line != line || hit.op != op) {
-    static std::mutex mutex;
-    static std::map<std::tuple<std::string, std::string, unsigned>, std::pair<std::string, check::Site>> sites;
-    const std::lock_guard<std::mutex> lock(mutex);
-    auto [it, fresh] = sites.try_emplace({op, file, line});
-    if (fresh) {
-      it->second.first = std::string(op) + "()'s word";
-      it->second.second = check::Site{it->second.first.c_str(), file, static_cast<int>(line), 0};
-      it->second.second.atomic = true;
-    }
-    hit = Cached{file, line, op, &it->second.second};
-  }
+  const check::Site* site = call_site(op, "()'s word", file, line, true);  // "atomicAdd()'s word"
   check::AccessInfo info{};
-  info.site = hit.site;
+  info.site = site;
   info.base = check::untyped(address);
   info.addr = info.base;
   info.elem_size = static_cast<std::uint16_t>(bytes);

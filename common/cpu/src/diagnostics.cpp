@@ -4,14 +4,17 @@
 // (block, thread), so the output does not depend on timing or worker count.
 #include "check_messages.h"
 #include "internal.h"
+#include "scheduler.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
+#include <string>
 #include <tuple>
 
 namespace course_cpu::detail {
@@ -167,6 +170,36 @@ void publish_bank_stats(const std::vector<std::pair<BankKey, BankStats>>& stats)
 }
 
 void mark_check_mode_active() { g_check_mode.store(true); }
+
+const check::Site* call_site(const char* what, const char* suffix, const char* file, unsigned line, bool atomic) {
+  // Called at every copy or atomic of every thread: a small per-worker cache by the addresses of the name and the file
+  // name keeps the lock for a call site's first use by a worker.
+  struct Cached {
+    const char* what = nullptr;
+    const char* file = nullptr;
+    unsigned line = 0;
+    const check::Site* site = nullptr;
+  };
+  thread_local Cached cache[16];
+  Cached& hit = cache[line % 16];
+  if (hit.what == what && hit.file == file && hit.line == line) return hit.site;
+  struct Entry {
+    std::string var;
+    check::Site site;
+  };
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::string, unsigned>, std::unique_ptr<Entry>> sites;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<Entry>& e = sites[{std::string(what) + suffix, file, line}];
+  if (!e) {
+    e = std::make_unique<Entry>();
+    e->var = std::string(what) + suffix;
+    e->site = check::Site{e->var.c_str(), file, static_cast<int>(line), 0};
+    e->site.atomic = atomic;
+  }
+  hit = Cached{what, file, line, &e->site};
+  return &e->site;
+}
 
 }  // namespace course_cpu::detail
 

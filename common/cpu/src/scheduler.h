@@ -147,6 +147,12 @@ extern constinit thread_local ThreadSlot* tl_slot;
 // Which kernel is running (for the fault handler); null between launches.
 extern const LaunchSite* volatile g_running_site;
 
+// diagnostics.cpp: the site of a runtime call at file:line that messages name `what` + `suffix` (an asynchronous copy's
+// destination, "atomicAdd" + "()'s word"), one per call site and name, kept for the process. `what` and `file` are
+// string literals (their address is the key of a small per-worker cache); `atomic` marks an atomic's site.
+const check::Site* call_site(const char* what, const char* suffix, const char* file, unsigned line,
+                             bool atomic = false);
+
 // scheduler.cpp
 std::string block_text(const Worker& w);  // the running block's index, "(3,0)"
 // Reports a finding that stops the running block (its fibers are unwound).
