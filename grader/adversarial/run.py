@@ -45,7 +45,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--backend", choices=["cpu", "gpu"], default="cpu")
     p.add_argument("--out", type=Path, default=GRADER.parent / "build" / "adversarial", help="output folder")
     p.add_argument("--work", type=Path, default=None, help="build trees and scratch (default OUT/.work)")
-    p.add_argument("--jobs", type=int, default=1, help="grade.py --jobs")
+    p.add_argument("--jobs", type=int, default=0, help="grade.py --jobs (default: its own, 2 on two cores or more)")
     return p.parse_args(argv)
 
 
