@@ -44,7 +44,10 @@ std::size_t Rewriter::callee_start(std::size_t i) const {
     if (is_punct(k, ">") || is_punct(k, ">>") || is_punct(k, ">>>")) {
       int depth = 0;
       while (k != npos) {
-        if (is_punct(k, ">"))
+        if (is_punct(k, ")") || is_punct(k, "]")) {  // `k<(1 << 8)>`, `k<(N > 2)>`: a parenthesized argument
+          k = match_back(k);
+          if (k == npos) break;
+        } else if (is_punct(k, ">"))
           depth += 1;
         else if (is_punct(k, ">>"))
           depth += 2;

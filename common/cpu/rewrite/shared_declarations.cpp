@@ -65,14 +65,16 @@ void Rewriter::rewrite_shared() {
     if (semi >= toks_.size()) continue;
     // The other declaration specifiers, in any order (`static volatile __shared__`, `__shared__ static`,
     // `extern __device__ __shared__`): `extern` makes it the dynamic array; `static` goes, as the replacement has it.
+    static const std::set<std::string_view> specifiers = {"static",     "extern", "volatile", "const",
+                                                          "__device__", "inline", "constexpr"};
     std::size_t first = i, ext = npos;
     for (std::size_t k = prev(i); k != npos && is_ident(k); k = prev(k)) {
-      static const std::set<std::string_view> specifiers = {"static",     "extern", "volatile", "const",
-                                                            "__device__", "inline", "constexpr"};
       if (!specifiers.count(toks_[k].text)) break;
       if (is_ident(k, "extern")) ext = k;
       first = k;
     }
+    for (std::size_t k = next(i); k < semi && is_ident(k) && specifiers.count(toks_[k].text); k = next(k))
+      if (is_ident(k, "extern")) ext = k;  // `__shared__ extern float buffer[];` (the Programming Guide's spelling)
     if (ext != npos) {
       rewrite_extern_shared(first, i, semi, in_function, fn);
       continue;
@@ -136,8 +138,8 @@ void Rewriter::rewrite_shared() {
       after += " static_cast<void>(::course_cpu::detail::StaticSharedNote<" + fn->kernel_address + ", " + bytes + ", " +
                std::to_string(i) + ">::noted);";
       // ptxas rejects a kernel with more than 48 KB of static shared memory: so does the backend, for the arrays in
-      // scope here (arrays of blocks already closed, and of __device__ functions it calls, are not summed), if the
-      // kernel names them again (ptxas drops an array that is never used).
+      // scope here that the kernel names again (ptxas drops an array that is never used). ptxas also counts arrays of
+      // blocks already closed and of __device__ functions the kernel calls; they cannot be named here, and are not.
       std::set<std::string_view> used;
       for (std::size_t k = next(semi); k < fn->body_close; k = next(k))
         if (is_ident(k) && std::find(declared.begin(), declared.end(), toks_[k].text) != declared.end())
@@ -169,6 +171,7 @@ void Rewriter::rewrite_extern_shared(std::size_t ext, std::size_t shared, std::s
       continue;
     }
     if (is_punct(k, "[")) break;
+    if (is_ident(k, "extern")) continue;  // after __shared__
     if (is_ident(k) && is_punct(next(k), "[")) {
       name = k;
       break;

@@ -90,12 +90,26 @@ void settle(Worker& w, BarrierState& s) {
   if (s.due) complete_phase(w, s);
 }
 
+// Check mode: whether what lane `earlier` did when its warp had completed `earlier_wsync` rendezvous is ordered before
+// what lane `later` does now (its warp at `later_wsync` rendezvous, `later_full` after its last of all lanes): both in
+// one warp, with a rendezvous in between whose mask named both lanes.
+bool warp_ordered(const BlockRun& b, unsigned earlier, std::uint32_t earlier_wsync, unsigned later,
+                  std::uint32_t later_wsync, std::uint32_t later_full) {
+  const unsigned warp = later >> 5;
+  if ((earlier >> 5) != warp) return false;
+  if (earlier_wsync < later_full) return true;
+  const std::uint32_t both = (1u << (earlier & 31)) | (1u << (later & 31));
+  for (std::uint32_t k = earlier_wsync; k < later_wsync && k < b.warp_masks[warp].size(); ++k)
+    if ((b.warp_masks[warp][k] & both) == both) return true;
+  return false;
+}
+
 // Check mode: another thread's init() with no barrier in between (a warp rendezvous of all lanes orders its own
 // warp) may come after this use of the barrier on a GPU (`does`: kArrivesAt, kCopiesWith).
 void check_init_race(Worker& w, ThreadSlot& t, const BarrierState& s, const char* file, unsigned line,
                      const char* does) {
   if (w.hot == nullptr || s.init_line == 0 || s.init_epoch != w.hot->epoch || s.init_thread == t.linear) return;
-  if ((s.init_thread >> 5) == (t.linear >> 5) && s.init_wsync < w.hot->my_full) return;
+  if (warp_ordered(w.block, s.init_thread, s.init_wsync, t.linear, w.hot->my_wsync, w.hot->my_full)) return;
   const Who who{w, t};
   w.sink.add("race", file, static_cast<int>(line), "", w.block.linear, t.linear,
              [&] { return barrier_init_race_text(who, static_cast<int>(line), s.init_thread, s.init_line, does); });
@@ -114,15 +128,9 @@ void note_arrival(Worker& w, ThreadSlot& t, BarrierState& s) {
 // later barrier interval, or one of a lane of its warp after a warp rendezvous that named both lanes.
 bool copy_ordered(const BlockRun& b, const BarrierState& s, unsigned copier, const PendingCopy& c) {
   if (c.ordered || c.epoch < s.arrive_epoch) return true;
-  const unsigned warp = copier >> 5;
-  for (const BarrierState::Arrival& a : s.arrivals) {
-    if ((a.thread >> 5) != warp) continue;
-    if (c.wsync < a.full) return true;
-    const std::uint32_t both = (1u << (a.thread & 31)) | (1u << (copier & 31));
-    for (std::uint32_t k = c.wsync; k < a.wsync && k < b.warp_masks[warp].size(); ++k)
-      if ((b.warp_masks[warp][k] & both) == both) return true;
-  }
-  return false;
+  return std::any_of(s.arrivals.begin(), s.arrivals.end(), [&](const BarrierState::Arrival& a) {
+    return warp_ordered(b, copier, c.wsync, a.thread, a.wsync, a.full);
+  });
 }
 
 // Check mode, as the last arrival of the current phase of s is counted: each copy of the phase must be ordered before

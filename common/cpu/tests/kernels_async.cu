@@ -9,6 +9,8 @@
 #include <cuda/std/chrono>
 #include <cuda_pipeline.h>
 
+#include <cstdint>
+#include <new>
 #include <utility>
 
 namespace {
@@ -246,7 +248,8 @@ __global__ void producer_consumer_sum(const float* in, float* out, int tiles, in
 // next phase); 9: as 8 with the warp.sync(); 10 (bug): lane 0 arrives twice and waits for the older token last, two
 // phases old, which a GPU reads as the current phase (it waits for ever); 11: three arrivals, the oldest token last:
 // its parity is not the current phase's, so the wait returns at once; 12: as 9, with each half-warp's tile of 16 lanes
-// synchronized and its last lane arriving for it (arrive(16)).
+// synchronized and its last lane arriving for it (arrive(16)); 13: a barrier per tile of 16 lanes, constructed in
+// place by its rank 0 each round and ordered by the tile's sync alone.
 __global__ void warp_barrier_sum(const float* in, float* out, int tiles, int form) {
   __shared__ float buf[kThreads];
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -272,6 +275,18 @@ __global__ void warp_barrier_sum(const float* in, float* out, int tiles, int for
       cuda::memcpy_async(&half[lane], &from[lane], sizeof(float), bar[w]);
       sixteen.sync();
       if (sixteen.thread_rank() == 15) bar[w].wait(bar[w].arrive(16));
+    } else if (form == 13) {
+      // A barrier per tile of 16 lanes, set up by its rank 0 and ordered by the tile's sync alone; every lane copies
+      // and arrives. (Declared in place, as libcu++ allows; the token is a std::uint64_t, as libcu++'s.)
+      __shared__ cuda::barrier<cuda::std::thread_scope_block> tile_bar[kThreads / 16];
+      auto sixteen = cg::tiled_partition<16>(warp);
+      cuda::barrier<cuda::std::thread_scope_block>& mine = tile_bar[i / 16];
+      if (sixteen.thread_rank() == 0) new (&mine) cuda::barrier<cuda::std::thread_scope_block>(16);
+      sixteen.sync();
+      cuda::memcpy_async(&buf[i], &in[t * kThreads + i], sizeof(float), mine);
+      std::uint64_t token = mine.arrive();
+      mine.wait(std::move(token));
+      mine.~barrier();
     } else if (form == 10 || form == 11) {
       cuda::memcpy_async(warp, half, from, sizeof(float) * 32, bar[w]);
       warp.sync();

@@ -113,7 +113,7 @@ TEST(FastMode, GroupAsynchronousCopies) {
 
   // A barrier per warp: lane 0 arrives for the warp's copy (and waits for the token, the parity, or polls); lanes
   // 1..31 for lane 0's copy; lane 31 for every lane's copy after a warp.sync(); a token three phases old returns.
-  for (int form : {0, 1, 5, 6, 9, 11, 12}) {
+  for (int form : {0, 1, 5, 6, 9, 11, 12, 13}) {
     ASSERT_EQ(run_warp_barrier_sum(in.ptr, out.ptr, kTiles, form), cudaSuccess);
     EXPECT_EQ(out.get(), expected) << "warp barrier form " << form;
   }

@@ -149,6 +149,25 @@ void table(float* out) {
   t.each[1]<<<1, 32>>>(out);
   (ks[0])<<<1, 32>>>(out);
 }
+// `__shared__ extern` (the Programming Guide's order), a __grid_constant__ parameter, 64-bit vector types, and template
+// arguments with shifts at a launch.
+__global__ void guide_order(const __grid_constant__ int n, float* out) {
+  __shared__ extern float buffer[];
+  buffer[threadIdx.x] = n;
+  const long2 l = make_long2(1, 2);
+  const ulonglong4 u = make_ulonglong4(1, 2, 3, 4);
+  __syncthreads();
+  out[threadIdx.x] = buffer[threadIdx.x] + l.y + u.w;
+}
+template <int B>
+__global__ void shifted(float* out) {
+  out[threadIdx.x] = B;
+}
+void more(float* out) {
+  guide_order<<<1, 32, 32 * sizeof(float)>>>(4, out);
+  shifted<(1 << 8)><<<1, 32>>>(out);
+  shifted<(1024 >> 2)><<<1, 32>>>(out);
+}
 )cu";
 }  // namespace
 

@@ -3,6 +3,8 @@
 // promises N-byte alignment of both addresses).
 #pragma once
 
+#include <course_cpu/cuda_std.h>
+
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -10,6 +12,20 @@
 namespace cuda {
 
 enum thread_scope { thread_scope_system = 0, thread_scope_device = 1, thread_scope_block = 2, thread_scope_thread = 3 };
+
+}  // namespace cuda
+
+// libcu++ declares the scopes in cuda::std and brings them into cuda; here cuda::std is the host's std, so they are
+// brought into it (`cuda::barrier<cuda::std::thread_scope_block>` compiles, as with nvcc).
+namespace std {  // NOLINT(cert-dcl58-cpp)
+using ::cuda::thread_scope;
+using ::cuda::thread_scope_block;
+using ::cuda::thread_scope_device;
+using ::cuda::thread_scope_system;
+using ::cuda::thread_scope_thread;
+}  // namespace std
+
+namespace cuda {
 
 template <std::size_t Alignment>
 struct aligned_size_t {

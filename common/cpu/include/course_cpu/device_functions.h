@@ -93,6 +93,7 @@ inline void inline_ptx() {
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
+#define __grid_constant__  // a const kernel parameter read in place: here every parameter is an argument copy
 // Fallback for headers the rewriter did not see: a static __shared__ array is
 // per block, and a worker thread runs one block at a time.
 #define __shared__ static thread_local
