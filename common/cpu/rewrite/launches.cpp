@@ -13,7 +13,7 @@ namespace course_rewrite {
 
 std::size_t Rewriter::callee_start(std::size_t i) const {
   std::size_t k = prev(i);
-  // `ks[k]<<<...>>>`, `table.ks[i][j]<<<...>>>`: a kernel pointer taken from an array, the subscripts part of the callee.
+  // `ks[k]<<<...>>>`, `table.ks[i][j]<<<...>>>`: a kernel pointer taken from an array (subscripts and all).
   while (k != npos && is_punct(k, "]")) {
     const std::size_t open = match_back(k);
     if (open == npos) return npos;

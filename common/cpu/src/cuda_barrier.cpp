@@ -27,9 +27,9 @@
 // arrive(0), or more times than its phase still expects, is barrier divergence too; in check mode, arriving or copying
 // after another thread's init() with no __syncthreads() in between is a race, and so is a copy that nothing orders
 // before any arrival of its phase (check_copies_ordered: on a GPU the phase may complete before the copy starts, which
-// then joins the next phase). A token two or more phases old waits by its parity, as on a GPU. A block pipeline whose group is not the whole block stops with
-// the finding `unsupported` (the grader's runtime gap: grader/course_grader/diagnostics.py, runtime_gap), since its
-// producer_acquire() is a __syncthreads().
+// then joins the next phase). A token two or more phases old waits by its parity, as on a GPU. A block pipeline whose
+// group is not the whole block stops with the finding `unsupported` (the grader's runtime gap:
+// grader/course_grader/diagnostics.py, runtime_gap), since its producer_acquire() is a __syncthreads().
 #include "check_messages.h"
 #include "scheduler.h"
 
@@ -104,8 +104,8 @@ bool warp_ordered(const BlockRun& b, unsigned earlier, std::uint32_t earlier_wsy
   return false;
 }
 
-// Check mode: another thread's init() with no barrier in between (a warp rendezvous of all lanes orders its own
-// warp) may come after this use of the barrier on a GPU (`does`: kArrivesAt, kCopiesWith).
+// Check mode: another thread's init() with no barrier in between (or a warp rendezvous that named both lanes) may
+// come after this use of the barrier on a GPU (`does`: kArrivesAt, kCopiesWith).
 void check_init_race(Worker& w, ThreadSlot& t, const BarrierState& s, const char* file, unsigned line,
                      const char* does) {
   if (w.hot == nullptr || s.init_line == 0 || s.init_epoch != w.hot->epoch || s.init_thread == t.linear) return;
@@ -116,7 +116,7 @@ void check_init_race(Worker& w, ThreadSlot& t, const BarrierState& s, const char
 }
 
 // Check mode, at an arrival of t in the current phase of s: t's own copies of that phase are ordered before it, and
-// the phase keeps its arrivals (copies_ordered).
+// the phase keeps its arrivals (copy_ordered).
 void note_arrival(Worker& w, ThreadSlot& t, BarrierState& s) {
   for (PendingCopy& c : t.copies)
     if (c.group == PendingCopy::kWithBarrier && c.barrier == s.key && c.phase == s.phase) c.ordered = true;
@@ -285,7 +285,8 @@ bool report_stuck_phases(Worker& w) {
   if (stale != b.threads.end()) {
     const std::string note = stale_token_text(static_cast<unsigned long long>(stale->stale_token),
                                               static_cast<unsigned long long>(stale->barrier_phase));
-    text.insert(text.find(". On a GPU the block hangs."), note);
+    const std::size_t at = text.find(". On a GPU the block hangs.");
+    text.insert(at == std::string::npos ? text.size() : at, note);
   }
   fail_block(w, "barrier-divergence", first->line, std::move(text));
   return true;

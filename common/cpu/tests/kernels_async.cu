@@ -1,5 +1,6 @@
 // Self-test kernels of the CPU backend: asynchronous copies into shared memory (<cuda_pipeline.h>,
-// cooperative_groups::memcpy_async, cuda::pipeline, cuda::barrier), correct and wrong. Markers (@...) name the lines the tests expect in diagnostics.
+// cooperative_groups::memcpy_async, cuda::pipeline, cuda::barrier), correct and wrong. Markers (@...) name the lines
+// the tests expect in diagnostics.
 #include "kernels_async.h"
 
 #include <cooperative_groups.h>
