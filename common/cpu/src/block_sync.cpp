@@ -243,4 +243,19 @@ unsigned activemask(int line, int call) {
   return static_cast<unsigned>(warp_exchange(WarpOp::activemask, 0, path, 0, 32, line, "__activemask()"));
 }
 
+bool warp_ordered(const BlockRun& b, unsigned earlier, std::uint32_t earlier_wsync, unsigned later,
+                  std::uint32_t later_wsync, std::uint32_t later_full) {
+  const unsigned warp = later >> 5;
+  if ((earlier >> 5) != warp) return false;
+  if (earlier_wsync < later_full) return true;
+  // The lanes ordered after `earlier`'s access so far: a rendezvous that names one of them orders all it names.
+  std::uint32_t reach = 1u << (earlier & 31);
+  const std::vector<std::uint32_t>& masks = b.warp_masks[warp];
+  for (std::uint32_t k = earlier_wsync; k < later_wsync && k < masks.size(); ++k) {
+    if ((masks[k] & reach) != 0) reach |= masks[k];
+    if ((reach >> (later & 31)) & 1u) return true;
+  }
+  return false;
+}
+
 }  // namespace course_cpu::detail

@@ -85,16 +85,10 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
   const BlockRun& b = who.w.block;
   const unsigned warp = me >> 5;
   const std::uint32_t my_wsync = b.warp_sync[warp];
-  // Another lane of this warp is ordered before us by a warp rendezvous
-  // (__syncwarp, shuffle, vote) after its access whose mask named both lanes.
+  // Another lane of this warp is ordered before us by the warp rendezvous (__syncwarp, shuffle, vote) after its access
+  // whose masks link both lanes.
   auto ordered = [&](unsigned other, std::uint32_t other_wsync) {
-    if (other == me) return true;
-    if ((other >> 5) != warp) return false;
-    if (other_wsync < b.warp_full[warp]) return true;
-    const std::uint32_t both = (1u << (other & 31)) | (1u << (me & 31));
-    for (std::uint32_t s = other_wsync; s < my_wsync && s < b.warp_masks[warp].size(); ++s)
-      if ((b.warp_masks[warp][s] & both) == both) return true;
-    return false;
+    return other == me || warp_ordered(b, other, other_wsync, me, my_wsync, b.warp_full[warp]);
   };
   auto writer = [&] { return OtherAccess{s.writer, s.w_site->line, s.w_site->var, s.w_wsync}; };
   if (s.copy_pending) {  // an asynchronous copy is still filling this word: no wait of its thread covered it yet

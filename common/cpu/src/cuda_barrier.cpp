@@ -90,20 +90,6 @@ void settle(Worker& w, BarrierState& s) {
   if (s.due) complete_phase(w, s);
 }
 
-// Check mode: whether what lane `earlier` did when its warp had completed `earlier_wsync` rendezvous is ordered before
-// what lane `later` does now (its warp at `later_wsync` rendezvous, `later_full` after its last of all lanes): both in
-// one warp, with a rendezvous in between whose mask named both lanes.
-bool warp_ordered(const BlockRun& b, unsigned earlier, std::uint32_t earlier_wsync, unsigned later,
-                  std::uint32_t later_wsync, std::uint32_t later_full) {
-  const unsigned warp = later >> 5;
-  if ((earlier >> 5) != warp) return false;
-  if (earlier_wsync < later_full) return true;
-  const std::uint32_t both = (1u << (earlier & 31)) | (1u << (later & 31));
-  for (std::uint32_t k = earlier_wsync; k < later_wsync && k < b.warp_masks[warp].size(); ++k)
-    if ((b.warp_masks[warp][k] & both) == both) return true;
-  return false;
-}
-
 // Check mode: another thread's init() with no barrier in between (or a warp rendezvous that named both lanes) may
 // come after this use of the barrier on a GPU (`does`: kArrivesAt, kCopiesWith).
 void check_init_race(Worker& w, ThreadSlot& t, const BarrierState& s, const char* file, unsigned line,

@@ -147,6 +147,13 @@ extern constinit thread_local ThreadSlot* tl_slot;
 // Which kernel is running (for the fault handler); null between launches.
 extern const LaunchSite* volatile g_running_site;
 
+// block_sync.cpp, check mode: whether what lane `earlier` did when its warp had completed `earlier_wsync` rendezvous
+// is ordered before what lane `later` does now (its warp at `later_wsync` rendezvous, `later_full` after its last
+// rendezvous of all lanes): both lanes of one warp, linked by the rendezvous in between, each of which orders the lanes
+// its mask names (transitively: a __syncwarp of lanes 0..15 and then one of lanes 15 and 31 order lane 3 before 31).
+bool warp_ordered(const BlockRun& b, unsigned earlier, std::uint32_t earlier_wsync, unsigned later,
+                  std::uint32_t later_wsync, std::uint32_t later_full);
+
 // diagnostics.cpp: the site of a runtime call at file:line that messages name `what` + `suffix` (an asynchronous copy's
 // destination, "atomicAdd" + "()'s word"), one per call site and name, kept for the process. `what` and `file` are
 // string literals (their address is the key of a small per-worker cache); `atomic` marks an atomic's site.

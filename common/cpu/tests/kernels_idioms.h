@@ -48,6 +48,7 @@ cudaError_t run_volatile_without_syncwarp(const float* in, float* out);
 cudaError_t run_syncwarp_between_updates(const float* in, float* out);
 cudaError_t run_partial_tile_sync(float* out);
 cudaError_t run_tile_race(float* out);
+cudaError_t run_warp_chain(float* out, bool linked);
 cudaError_t run_reference_race(float* out);
 cudaError_t run_float4_then_unwritten(const float* in, float* out);
 cudaError_t run_ternary_race(float* out);

@@ -79,6 +79,21 @@ cudaError_t run_tile_race(float* out) {
   return cudaDeviceSynchronize();
 }
 
+// Warp rendezvous order transitively: lane 3's write reaches lane 31 through lane 15, which syncs first with lanes
+// 0..15 and then with lane 31 (`linked`); without the second __syncwarp lane 31's read is a race.
+__global__ void warpChain(float* out, bool linked) {
+  __shared__ float s[32];
+  const unsigned lane = threadIdx.x;
+  if (lane == 3) s[3] = 3.0f;
+  if (lane < 16) __syncwarp(0x0000ffffu);
+  if (linked && (lane == 15 || lane == 31)) __syncwarp(0x80008000u);
+  if (lane == 31) out[0] = s[3];  // @warp-chain
+}
+cudaError_t run_warp_chain(float* out, bool linked) {
+  warpChain<<<1, 32>>>(out, linked);
+  return cudaDeviceSynchronize();
+}
+
 // A reference to a shared element is checked like the element: a write through it races with a neighbour's read.
 __global__ void referenceRace(float* out) {
   __shared__ float s[64];

@@ -57,6 +57,18 @@ TEST(IdiomBugs, TileSyncOrdersOnlyItsOwnLanes) {
   EXPECT_EQ(all[0].line, line_of(kFile, "@tile-race"));
 }
 
+TEST(IdiomBugs, WarpRendezvousOrderTransitively) {
+  DeviceBuffer<float> out(1);
+  course_cpu::take_diagnostics();
+  EXPECT_EQ(run_warp_chain(out.ptr, true), cudaSuccess);
+  EXPECT_TRUE(of_category(course_cpu::take_diagnostics(), "race").empty()) << "lane 3 -> 15 -> 31 is ordered";
+  EXPECT_EQ(out.get()[0], 3.0f);
+  EXPECT_EQ(run_warp_chain(out.ptr, false), cudaSuccess);
+  const auto unlinked = of_category(course_cpu::take_diagnostics(), "race");
+  ASSERT_EQ(unlinked.size(), 1u);
+  EXPECT_EQ(unlinked[0].line, line_of(kFile, "@warp-chain"));
+}
+
 TEST(IdiomBugs, AReferenceToASharedElementIsChecked) {
   course_cpu::take_diagnostics();
   DeviceBuffer<float> out(64);
