@@ -74,7 +74,6 @@ void complete_phase(Worker& w, BarrierState& s) {
   ++s.phase;
   s.pending = s.expected;
   s.due = false;
-  s.arrive_epoch = 0;
   s.arrivals.clear();
   for (const unsigned linear : s.waiters) {
     ThreadSlot& t = w.block.threads[linear];
@@ -106,17 +105,15 @@ void check_init_race(Worker& w, ThreadSlot& t, const BarrierState& s, const char
 void note_arrival(Worker& w, ThreadSlot& t, BarrierState& s) {
   for (PendingCopy& c : t.copies)
     if (c.group == PendingCopy::kWithBarrier && c.barrier == s.key && c.phase == s.phase) c.ordered = true;
-  s.arrive_epoch = std::max(s.arrive_epoch, w.hot->epoch);
-  s.arrivals.push_back({t.linear, w.hot->my_wsync, w.hot->my_full});
+  s.arrivals.push_back({t.linear, w.hot->epoch, w.hot->my_wsync, w.hot->my_full});
 }
 
 // Whether copy c of thread `copier` is ordered before an arrival of the current phase of s: its own thread's, one in a
 // later barrier interval, or one of a lane of its warp after a warp rendezvous that named both lanes.
 bool copy_ordered(const BlockRun& b, const BarrierState& s, unsigned copier, const PendingCopy& c) {
-  if (c.ordered || c.epoch < s.arrive_epoch) return true;
-  return std::any_of(s.arrivals.begin(), s.arrivals.end(), [&](const BarrierState::Arrival& a) {
-    return warp_ordered(b, copier, c.wsync, a.thread, a.wsync, a.full);
-  });
+  return c.ordered || std::any_of(s.arrivals.begin(), s.arrivals.end(), [&](const BarrierState::Arrival& a) {
+           return c.epoch < a.epoch || warp_ordered(b, copier, c.wsync, a.thread, a.wsync, a.full);
+         });
 }
 
 // Check mode, as the last arrival of the current phase of s is counted: each copy of the phase must be ordered before

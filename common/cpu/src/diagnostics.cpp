@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -183,22 +182,17 @@ const check::Site* call_site(const char* what, const char* suffix, const char* f
   thread_local Cached cache[16];
   Cached& hit = cache[line % 16];
   if (hit.what == what && hit.file == file && hit.line == line) return hit.site;
-  struct Entry {
-    std::string var;
-    check::Site site;
-  };
+  // The name is the key's first part: a map's keys stay where they are.
   static std::mutex mutex;
-  static std::map<std::tuple<std::string, std::string, unsigned>, std::unique_ptr<Entry>> sites;
+  static std::map<std::tuple<std::string, std::string, unsigned>, check::Site> sites;
   const std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<Entry>& e = sites[{std::string(what) + suffix, file, line}];
-  if (!e) {
-    e = std::make_unique<Entry>();
-    e->var = std::string(what) + suffix;
-    e->site = check::Site{e->var.c_str(), file, static_cast<int>(line), 0};
-    e->site.atomic = atomic;
+  const auto [it, fresh] = sites.try_emplace({std::string(what) + suffix, file, line});
+  if (fresh) {
+    it->second = check::Site{std::get<0>(it->first).c_str(), file, static_cast<int>(line), 0};
+    it->second.atomic = atomic;
   }
-  hit = Cached{what, file, line, &e->site};
-  return &e->site;
+  hit = Cached{what, file, line, &it->second};
+  return &it->second;
 }
 
 }  // namespace course_cpu::detail

@@ -93,13 +93,12 @@ struct BarrierState {
   // The last arrival of the current phase has been counted: the phase completes when the arriving thread waits, blocks
   // or exits (settle, complete_due_phases), so that what it does between arrive() and wait() is checked as unordered.
   bool due = false;
-  // Check mode, the current phase's arrivals (a copy must be ordered before one): the latest barrier interval one came
-  // in, and each arriving thread with the warp rendezvous its warp had completed (all, and of all lanes).
+  // Check mode, the current phase's arrivals (a copy must be ordered before one): each arriving thread with its barrier
+  // interval and the warp rendezvous its warp had completed (all, and of all lanes).
   struct Arrival {
     unsigned thread;
-    std::uint32_t wsync, full;
+    std::uint32_t epoch, wsync, full;
   };
-  std::uint32_t arrive_epoch = 0;
   std::vector<Arrival> arrivals;
 };
 

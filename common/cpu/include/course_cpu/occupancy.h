@@ -72,8 +72,6 @@ struct StaticSharedFits {
   "too much shared data\"). Make the tiles smaller, or use dynamic shared memory (extern __shared__, its size given " \
   "at the launch) with cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) beyond 48 KB"
 
-namespace course_cpu::detail {}  // namespace course_cpu::detail
-
 // Takes any kernel (function pointer); the dynamic shared memory limit takes effect at launches, the carveout in the
 // occupancy model.
 template <class F>
