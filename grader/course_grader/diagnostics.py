@@ -70,8 +70,8 @@ _ERROR_LINE = re.compile(r"^(?P<file>[^\s:][^:]*):\d+:(?:\d+:)? (?:fatal )?error
 def backend_gap(text: str, headers: Path) -> str:
     """What the CPU backend does not support, from a build's compiler output: the text after the marker in the
     first error the compiler places in a file under `headers` (the backend's include folder), e.g.
-    "cooperative_groups::this_grid() (a grid-wide barrier ...)"; '' if there is none. The marker in an error of any
-    other file (a student's own #error) does not count: only the backend's headers speak for the backend."""
+    "cooperative_groups::grid_group::sync() (a grid-wide barrier ...)"; '' if there is none. The marker in an error
+    of any other file (a student's own #error) does not count: only the backend's headers speak for the backend."""
     roots = {str(headers).rstrip("/") + "/", str(Path(headers).resolve()).rstrip("/") + "/"}
     for line in text.splitlines():
         m = _ERROR_LINE.match(line.strip())

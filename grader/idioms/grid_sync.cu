@@ -1,6 +1,6 @@
 // Idiom the CPU backend lacks: one cooperative launch with a grid-wide barrier (cg::this_grid().sync()) between the
 // blocks' partial sums and block 0's total. The CPU backend runs blocks one after another, so it refuses
-// this_grid() and cudaLaunchCooperativeKernel at compile time with its "unsupported" marker: not-graded, not
+// grid.sync() and cudaLaunchCooperativeKernel at compile time with its "unsupported" marker: not-graded, not
 // build-error (its check mode builds on every machine, a GPU's too).
 #include "lab06_reduction.h"
 

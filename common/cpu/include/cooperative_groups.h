@@ -16,8 +16,9 @@
 // A thread block's sync() is a __syncthreads(); a tile's operations are the warp intrinsics with the mask of the
 // tile's lanes (as CUDA implements them), so check mode sees them as it sees __syncwarp() and the shuffles: a
 // tile.sync() that some lanes of the tile skip is barrier divergence, and only lanes of one tile are ordered by it.
-// coalesced_threads() is the lanes __activemask() finds. What needs more than one block at a time (this_grid(),
-// grid.sync(), clusters), labeled/binary partitions and tiles of more than 32 threads fail to compile with
+// coalesced_threads() is the lanes __activemask() finds. cg::this_grid() gives the grid's sizes and indices
+// (thread_rank(), size(), num_blocks(), block_rank(), dim_threads(), ...). What needs more than one block at a time
+// (grid.sync(), clusters), labeled/binary partitions and tiles of more than 32 threads fail to compile with
 // the backend's "unsupported" marker (course_cpu/unsupported.h), which the grader grades as not-graded.
 #pragma once
 
@@ -284,14 +285,55 @@ thread_group tiled_partition(const coalesced_group&, unsigned) {
 }
 
 // ---- what the CPU backend does not provide ----------------------------------------------------------------------
-class grid_group {};
-template <class T = void>
-grid_group this_grid() {
-  static_assert(::course_cpu::unsupported<T>,
-                COURSE_CPU_UNSUPPORTED("cooperative_groups::this_grid() (a grid-wide barrier needs all blocks "
-                                       "resident at once, and the CPU runs blocks one after another)"));
-  return {};
-}
+// The whole grid, for its sizes and indices (grid-stride loops): as on a GPU without a cooperative launch,
+// is_valid() is false; its barrier (sync(), barrier_arrive(), barrier_wait()) fails to compile here, since it needs
+// every block resident at once and the CPU runs blocks one after another (on a GPU it needs
+// cudaLaunchCooperativeKernel, which the backend does not provide either).
+class grid_group {
+ public:
+  using arrival_token = unsigned int;
+  static bool is_valid() { return false; }
+  template <class T = void>
+  void sync(details::where = details::where::current()) const {
+    static_assert(::course_cpu::unsupported<T>,
+                  COURSE_CPU_UNSUPPORTED("cooperative_groups::grid_group::sync() (a grid-wide barrier "
+                                         "needs all blocks resident at once, and the CPU runs blocks one "
+                                         "after another)"));
+  }
+  template <class T = void>
+  arrival_token barrier_arrive() const {
+    static_assert(::course_cpu::unsupported<T>,
+                  COURSE_CPU_UNSUPPORTED("cooperative_groups::grid_group::barrier_arrive() (a grid-wide barrier)"));
+    return 0;
+  }
+  template <class T = void>
+  void barrier_wait(arrival_token&&) const {
+    static_assert(::course_cpu::unsupported<T>,
+                  COURSE_CPU_UNSUPPORTED("cooperative_groups::grid_group::barrier_wait() (a grid-wide barrier)"));
+  }
+  static unsigned long long num_blocks() {
+    return static_cast<unsigned long long>(gridDim.x) * (gridDim.y * gridDim.z);
+  }
+  static unsigned long long num_threads() { return num_blocks() * details::block_size(); }
+  static unsigned long long size() { return num_threads(); }
+  static unsigned long long block_rank() {
+    return (static_cast<unsigned long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  }
+  static unsigned long long thread_rank() { return block_rank() * details::block_size() + details::block_rank(); }
+  static dim3 dim_blocks() { return dim3(gridDim.x, gridDim.y, gridDim.z); }
+  static dim3 group_dim() { return dim_blocks(); }
+  static dim3 block_index() { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  static dim3 dim_threads() { return dim3(gridDim.x * blockDim.x, gridDim.y * blockDim.y, gridDim.z * blockDim.z); }
+  static dim3 thread_index() {
+    return dim3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y,
+                blockIdx.z * blockDim.z + threadIdx.z);
+  }
+
+ private:
+  grid_group() = default;
+  friend grid_group this_grid();
+};
+inline grid_group this_grid() { return grid_group(); }
 template <class T = void, class... Args>
 thread_group labeled_partition(const Args&...) {
   static_assert(::course_cpu::unsupported<T>, COURSE_CPU_UNSUPPORTED("cooperative_groups::labeled_partition()"));
