@@ -104,7 +104,8 @@ void check_end_epoch(Worker& w) {
     const BankSlot& s = c.bank[index];
     BankStats& st = c.stats[index >> 5];  // (id * 2 + store)
     std::uint32_t mask = 0, until = 0;
-    for (std::uint32_t n = 0; n < s.nreq; ++n) {
+    const std::uint32_t nreq = *std::max_element(std::begin(s.next), std::end(s.next));
+    for (std::uint32_t n = 0; n < nreq; ++n) {
       if (n >= until) mask = lanes_in(s, n, until);
       const Request& r = s.req[n];
       if (last == nullptr || mask != last_mask || s.width != last_width || !same_shape(r, *last, mask)) {
@@ -147,14 +148,14 @@ namespace course_cpu::check {
 void bank_open(Hot& h, BankSlot& slot, std::uint32_t index, unsigned width) {
   slot.epoch = h.epoch;
   slot.width = width;
-  slot.nreq = 0;
   std::fill(std::begin(slot.next), std::end(slot.next), std::uint16_t{0});
   detail::tl_worker->check->active.push_back(index);
 }
 
 void bank_grow(BankSlot& slot, unsigned n) {
-  if (slot.req.size() <= n) slot.req.resize(std::max<std::size_t>(n + 1, 2 * slot.req.size()));
-  slot.nreq = n + 1;
+  slot.storage.resize(std::max<std::size_t>(n + 1, 2 * slot.storage.size()));
+  slot.req = slot.storage.data();
+  slot.capacity = static_cast<std::uint32_t>(slot.storage.size());
 }
 
 }  // namespace course_cpu::check

@@ -59,14 +59,17 @@ struct Request {
   std::uint16_t word[32];
 };
 
-// The requests of one (site, load/store, warp) in the current epoch.
-struct BankSlot {
+// The requests of one (site, load/store, warp) in the current epoch. 128
+// bytes, so that finding a warp's slot is a shift.
+struct alignas(128) BankSlot {
   std::uint32_t epoch = 0;      // the epoch the slot was opened in (else stale)
   std::uint32_t width = 1;      // 4-byte words per access
-  std::uint32_t nreq = 0;       // requests in use (req may hold more)
-  std::uint16_t next[32] = {};  // per lane: index of its next request
-  std::vector<Request> req;
+  std::uint32_t capacity = 0;   // requests req holds
+  std::uint16_t next[32] = {};  // per lane: index of its next request (the slot has max(next) requests)
+  Request* req = nullptr;       // = storage.data()
+  std::vector<Request> storage;
 };
+static_assert(sizeof(BankSlot) == 128, "a bank slot is 128 bytes");
 
 // Per worker and site: the static shared array the site subscripts.
 struct SiteSlot {
@@ -151,7 +154,7 @@ COURSE_CPU_HOT void bank_note(Hot& h, int id, bool store, unsigned me, std::uint
     bank_open(h, b, index, width);
   const unsigned lane = me & 31u;
   const unsigned n = b.next[lane]++;
-  if (n >= b.nreq) [[unlikely]]
+  if (n >= b.capacity) [[unlikely]]
     bank_grow(b, n);
   b.req[n].word[lane] = static_cast<std::uint16_t>(word);
 }
