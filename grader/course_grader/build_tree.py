@@ -272,9 +272,11 @@ class BuildTree:
                 whole = log.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 whole = c.output_tail
-            gap = diagnostics.backend_gap(
-                whole, self.course.repo_root / "common" / "cpu" / "include"
-            ) or diagnostics.missing_cuda_header(whole)
+            gap = (
+                diagnostics.backend_gap(whole, self.course.repo_root / "common" / "cpu" / "include")
+                or diagnostics.missing_cuda_header(whole)
+                or diagnostics.missing_cuda_function(whole)
+            )
             # a #line directive can place a student's own error in the backend's headers: then it is the student's
             forged = any(scan.line_directives(data.decode("utf-8", "replace")) for data in files.values())
             if gap and not forged:

@@ -111,6 +111,42 @@ def missing_cuda_header(text: str) -> str:
     return ""
 
 
+# The compiler's own report of a name used but declared nowhere (g++: in a function, then in a template; clang), at the
+# start of an error line, in ASCII or (g++ in a UTF-8 locale) typographic quotes: an #error prints "error: #error
+# ...", never this.
+_QUOTED = r"['\u2018](?P<{}>[A-Za-z_]\w*)['\u2019]"
+_UNDECLARED = re.compile(
+    r"^[^\s:][^:]*:\d+:(?:\d+:)? error: (?:"
+    + _QUOTED.format("gcc")
+    + " was not declared in this scope|there are no arguments to "
+    + _QUOTED.format("template")
+    + " that depend on a template parameter|use of undeclared identifier "
+    + _QUOTED.format("clang")
+    + ")"
+)
+
+
+@functools.cache
+def cuda_functions() -> frozenset[str]:
+    """The functions a CUDA toolkit declares for kernels and launchers (cuda_functions.txt, made by
+    grader/tools/cuda_functions.py)."""
+    text = (Path(__file__).with_name("cuda_functions.txt")).read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+def missing_cuda_function(text: str) -> str:
+    """A CUDA function that the CPU backend does not provide, from a build's compiler output: "__vadd4()" when the
+    compiler found no declaration of a name in the toolkit's list (nvcc declares it: the backend's gap, so
+    not-graded); '' for any other undeclared name (a typo, a helper not written: the student's build-error)."""
+    for line in text.splitlines():
+        m = _UNDECLARED.match(line.strip())
+        if m:
+            name = m.group("gcc") or m.group("template") or m.group("clang")
+            if name in cuda_functions():
+                return f"{name}() (a CUDA function it does not provide)"
+    return ""
+
+
 # The finding of the CPU backend's check mode for a use of a feature it does not support at run time
 # (common/cpu/src/cuda_barrier.cpp: a block pipeline of part of the block), as the harness writes it into a failed
 # test's message.

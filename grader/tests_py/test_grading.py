@@ -398,6 +398,31 @@ class BackendGaps(unittest.TestCase):
         ):
             self.assertEqual(diagnostics.missing_cuda_header(log), "", log)
 
+    def test_an_undeclared_cuda_function_is_the_backends_gap(self):
+        for log in (
+            "/w/s/01_matadd/matadd.cu:7:14: error: '__vadd4' was not declared in this scope; did you mean '__hadd'?\n",
+            "/w/s/01_matadd/matadd.cu:7:14: error: there are no arguments to '__vadd4' that depend on a template "
+            "parameter, so a declaration of '__vadd4' must be available [-fpermissive]\n",
+            "/w/s/01_matadd/matadd.cu:7:14: error: use of undeclared identifier '__vadd4'\n",
+            "/w/s/01_matadd/matadd.cu:3:42: error: \u2018__vadd4\u2019 was not declared in this scope\n",
+        ):
+            self.assertEqual(
+                diagnostics.missing_cuda_function(log), "__vadd4() (a CUDA function it does not provide)", log
+            )
+        for name in ("__shfl_down_sync", "cudaMemcpy3D", "__ldcs", "rnorm3df", "__double2float_rn"):
+            self.assertIn(name, diagnostics.cuda_functions())
+
+    def test_an_undeclared_name_that_cuda_does_not_declare_is_the_students(self):
+        for log in (
+            "/w/s/01_matadd/matadd.cu:7:14: error: 'idx' was not declared in this scope\n",
+            "/w/s/01_matadd/matadd.cu:7:14: error: '__syncthread' was not declared in this scope; did you mean "
+            "'__syncthreads'?\n",  # a typo
+            "/w/s/01_matadd/matadd.cu:7:14: error: 'row_index' was not declared in this scope\n",
+            "/w/s/01_matadd/matadd.cu:7:2: error: #error \"error: '__vadd4' was not declared in this scope\"\n",
+            "/w/s/01_matadd/matadd.cu:7:14: error: '__vadd4' is not a member of 'std'\n",
+        ):
+            self.assertEqual(diagnostics.missing_cuda_function(log), "", log)
+
     def test_ordinary_errors_and_a_students_own_marker_are_not_gaps(self):
         log = (
             "/w/student-0/06_reduction/reduction.cu:3:5: error: 'idx' was not declared in this scope\n"
