@@ -7,6 +7,7 @@
 //   *++p, *--p                           ::course_cpu::check::root(++p, SITE)[0]          (the new p)
 //   p->x                                 ::course_cpu::check::root(p, SITE)[0].x
 //   *reinterpret_cast<const float4*>(x)  ::course_cpu::check::root(reinterpret_cast<const float4*>(x), SITE)[0]
+//   *(float4*)&s[4 * i]                  ::course_cpu::check::root((float4*)&s[4 * i], SITE)[0]
 //   ((float4*)(s + 4 * i))[j]            ::course_cpu::check::root(((float4*)(s + 4 * i)), SITE)[j]
 //
 // A checked name is what a subscript is checked for: a shared array, a pointer parameter, a local pointer or an
@@ -96,6 +97,11 @@ bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::s
     if (is_punct(prev(k), "(") && is_ident(prev(prev(k))) && is_punct(after, ")") && is_punct(next(after), "["))
       return false;
     *d = Deref{Deref::plain, q, q, q};
+    return true;
+  }
+  std::size_t last = npos;
+  if (c_cast_operand(q, &last)) {  // *(float4*)&s[4 * i], *(const int*)(p + 1)
+    *d = Deref{Deref::cast, q, q, last};
     return true;
   }
   if (is_punct(q, "(")) return deref_terms(k, fn, local, d);  // *(p + i - j), *(i + p)
@@ -236,6 +242,48 @@ void Rewriter::signed_terms(const Deref& d) {
     edits_.push_back({prev(end) + 1, prev(end) + 1, ")"});  // right after the term, before any blank
     t = end;
   }
+}
+
+bool Rewriter::c_cast_operand(std::size_t k, std::size_t* last) const {
+  if (!is_punct(k, "(")) return false;
+  const std::size_t type_close = match(k);
+  if (type_close >= toks_.size() || next(k) == type_close || !is_punct(prev(type_close), "*")) return false;
+  bool named = false;
+  for (std::size_t t = next(k); t < type_close; t = next(t)) {
+    if (is_ident(t)) {
+      named = true;
+    } else if (!is_punct(t, "*") && !is_punct(t, "::")) {
+      return false;  // only [const] NAME[::NAME] * [const] *: no call, no arithmetic
+    }
+  }
+  if (!named) return false;
+  // The operand: [&] NAME[::NAME] or ( ... ), then subscripts, calls and members (which bind before the cast).
+  std::size_t t = next(type_close);
+  if (is_punct(t, "&")) t = next(t);
+  std::size_t end = npos;
+  if (is_punct(t, "(")) {
+    end = match(t);
+    if (end >= toks_.size()) return false;
+  } else if (is_ident(t)) {
+    end = t;
+    while (is_punct(next(end), "::") && is_ident(next(next(end)))) end = next(next(end));
+  } else {
+    return false;
+  }
+  for (;;) {
+    const std::size_t q = next(end);
+    if (is_punct(q, "[") || is_punct(q, "(")) {
+      end = match(q);
+      if (end >= toks_.size()) return false;
+    } else if ((is_punct(q, ".") || is_punct(q, "->")) && is_ident(next(q))) {
+      end = next(q);
+    } else {
+      break;
+    }
+  }
+  if (is_punct(next(end), "++") || is_punct(next(end), "--")) return false;  // `*(T*)p++`: left alone
+  *last = end;
+  return true;
 }
 
 bool Rewriter::c_cast_subscript(std::size_t k, std::size_t* close) const {

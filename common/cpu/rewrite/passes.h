@@ -194,7 +194,7 @@ class Rewriter {
 
   // ---- pass 4 (check mode): dereferences, C-style casts subscripted in place (dereferences.cpp) ----
   struct Deref {
-    // *p, *(p + i - j) or *(i + p - j), *reinterpret_cast<T*>(x), *p++ / *p-- / *++p / *--p
+    // *p, *(p + i - j) or *(i + p - j), *reinterpret_cast<T*>(x) or *(T*)x, *p++ / *p-- / *++p / *--p
     enum Form { plain, offset, cast, step } form;
     std::size_t name;      // p, or the cast's keyword
     std::size_t first_op;  // offset: the first top-level + or - (== last for `*(p)`); step: the ++ or --
@@ -220,6 +220,9 @@ class Rewriter {
   std::string site_lambda(const std::string& name, bool local_pointer, bool device_param = false) const;
   // `((T*)x)[` at the '(' token k: a C-style cast to a pointer, subscripted in place; `close` is the outer ')'.
   bool c_cast_subscript(std::size_t k, std::size_t* close) const;
+  // `(T*)operand` at token k (the cast's '('): a C-style cast to a pointer of a name, a `&name...` or a parenthesized
+  // expression, with the operand's subscripts, calls and members; `last` is the operand's last token.
+  bool c_cast_operand(std::size_t k, std::size_t* last) const;
 
   // ---- pass 4 (check mode): where an element proxy must be a value (value_contexts.cpp) ----
   // If an element proxy starts at token k (a checked subscript chain, or a proxy reference), its last token.

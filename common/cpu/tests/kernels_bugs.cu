@@ -360,7 +360,7 @@ cudaError_t run_declarator_forms(int mode, const float* in, float* out) {
   return cudaDeviceSynchronize();
 }
 
-// Dereferences and a C-style cast subscripted in place are checked like subscripts (mode 0: no barrier, so each read
+// Dereferences, of C-style casts too, and a C-style cast subscripted in place are checked like subscripts (mode 0: no barrier, so each read
 // races; 1: correct; 2: a write one past the end of `out` through *(out + i)).
 __global__ void dereferenceForms(const float* in, float* out, int mode) {
   __shared__ __align__(16) float tile[64];
@@ -371,6 +371,8 @@ __global__ void dereferenceForms(const float* in, float* out, int mode) {
   float sum = *(tile + next);                                                             // @deref-sum-read
   const float4 v = *reinterpret_cast<const float4*>(t + (threadIdx.x / 4 + 1) % 16 * 4);  // @deref-cast-read
   sum += v.x + ((const float2*)tile)[next / 2].y;                                         // @deref-c-cast-read
+  const float4 u = *(const float4*)&tile[(threadIdx.x / 4 + 2) % 16 * 4];                 // @deref-c-cast-vector
+  sum += u.y + *(const float*)&tile[(threadIdx.x + 2) % 64];                              // @deref-c-cast-scalar
   if (mode == 2 && threadIdx.x == 0) *(out + 64) = sum;                                   // @deref-past-the-end
   auto mine = out + threadIdx.x;
   *mine = sum;

@@ -374,7 +374,8 @@ TEST(CheckMode, DereferencesAreChecked) {
   run_dereference_forms(0, in.ptr, out.ptr);
   cudaGetLastError();
   const auto racy = of_category(course_cpu::take_diagnostics(), "race");
-  for (const char* marker : {"@deref-sum-read", "@deref-cast-read", "@deref-c-cast-read"}) {
+  for (const char* marker :
+       {"@deref-sum-read", "@deref-cast-read", "@deref-c-cast-read", "@deref-c-cast-vector", "@deref-c-cast-scalar"}) {
     const int line = line_of("kernels_bugs.cu", marker);
     EXPECT_TRUE(std::any_of(racy.begin(), racy.end(), [&](const auto& d) { return d.line == line; }))
         << marker << " (line " << line << ") is not reported";
@@ -384,8 +385,8 @@ TEST(CheckMode, DereferencesAreChecked) {
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
   const std::vector<float> got = out.get();
   for (int i = 0; i < 64; ++i) {
-    const int quad = (i / 4 + 1) % 16 * 4, next = (i + 1) % 64;
-    EXPECT_EQ(got[i], host[next] + (host[quad] + host[next / 2 * 2 + 1])) << i;
+    const int quad = (i / 4 + 1) % 16 * 4, next = (i + 1) % 64, quad2 = (i / 4 + 2) % 16 * 4;
+    EXPECT_EQ(got[i], host[next] + (host[quad] + host[next / 2 * 2 + 1]) + (host[quad2 + 1] + host[(i + 2) % 64])) << i;
   }
 
   EXPECT_EQ(run_dereference_forms(2, in.ptr, out.ptr), cudaErrorIllegalAddress);
