@@ -284,7 +284,7 @@ thread_group tiled_partition(const coalesced_group&, unsigned) {
   return this_thread_block();
 }
 
-// ---- what the CPU backend does not provide ----------------------------------------------------------------------
+// ---- the grid ------------------------------------------------------------------------------------------------------
 // The whole grid, for its sizes and indices (grid-stride loops): as on a GPU without a cooperative launch,
 // is_valid() is false; its barrier (sync(), barrier_arrive(), barrier_wait()) fails to compile here, since it needs
 // every block resident at once and the CPU runs blocks one after another (on a GPU it needs
@@ -334,6 +334,8 @@ class grid_group {
   friend grid_group this_grid();
 };
 inline grid_group this_grid() { return grid_group(); }
+
+// ---- what the CPU backend does not provide ----------------------------------------------------------------------
 template <class T = void, class... Args>
 thread_group labeled_partition(const Args&...) {
   static_assert(::course_cpu::unsupported<T>, COURSE_CPU_UNSUPPORTED("cooperative_groups::labeled_partition()"));
