@@ -18,6 +18,8 @@ import re
 import sys
 from pathlib import Path
 
+from cuda_headers import write_list
+
 HEADERS = (
     "crt/device_functions.h",
     "crt/device_double_functions.h",
@@ -95,16 +97,7 @@ def declared_functions(include: Path) -> list[str]:
 
 
 def main() -> int:
-    if len(sys.argv) != 2 or not Path(sys.argv[1]).is_dir():
-        print("usage: cuda_functions.py <CUDA toolkit include folder>", file=sys.stderr)
-        return 2
-    include = Path(sys.argv[1])
-    version = re.search(r"#define CUDA_VERSION (\d+)", (include / "cuda.h").read_text(errors="replace"))
-    made = f"CUDA {int(version.group(1)) // 1000}.{int(version.group(1)) % 1000 // 10}" if version else "a CUDA toolkit"
-    print(f"# The functions of {made} for kernels and their launchers (grader/tools/cuda_functions.py), one per line.")
-    for name in declared_functions(include):
-        print(name)
-    return 0
+    return write_list("cuda_functions.py", "The functions of {} for kernels and their launchers", declared_functions)
 
 
 if __name__ == "__main__":

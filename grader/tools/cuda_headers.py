@@ -28,17 +28,27 @@ def public_headers(include: Path) -> list[str]:
     return sorted(set(names))
 
 
-def main() -> int:
+def toolkit_name(include: Path) -> str:
+    """ "CUDA 13.0", from the toolkit's cuda.h."""
+    version = re.search(r"#define CUDA_VERSION (\d+)", (include / "cuda.h").read_text(errors="replace"))
+    return f"CUDA {int(version.group(1)) // 1000}.{int(version.group(1)) % 1000 // 10}" if version else "a CUDA toolkit"
+
+
+def write_list(tool: str, what: str, names) -> int:
+    """The main() of this tool and of cuda_functions.py: `names(include)` printed under a comment that says
+    `what` of which toolkit, and which tool made the list."""
     if len(sys.argv) != 2 or not Path(sys.argv[1]).is_dir():
-        print("usage: cuda_headers.py <CUDA toolkit include folder>", file=sys.stderr)
+        print(f"usage: {tool} <CUDA toolkit include folder>", file=sys.stderr)
         return 2
     include = Path(sys.argv[1])
-    version = re.search(r"#define CUDA_VERSION (\d+)", (include / "cuda.h").read_text(errors="replace"))
-    made = f"CUDA {int(version.group(1)) // 1000}.{int(version.group(1)) % 1000 // 10}" if version else "a CUDA toolkit"
-    print(f"# The public headers of {made} (grader/tools/cuda_headers.py), one per line.")
-    for name in public_headers(include):
+    print(f"# {what.format(toolkit_name(include))} (grader/tools/{tool}), one per line.")
+    for name in names(include):
         print(name)
     return 0
+
+
+def main() -> int:
+    return write_list("cuda_headers.py", "The public headers of {}", public_headers)
 
 
 if __name__ == "__main__":

@@ -247,16 +247,7 @@ void Rewriter::signed_terms(const Deref& d) {
 bool Rewriter::c_cast_operand(std::size_t k, std::size_t* last) const {
   if (!is_punct(k, "(")) return false;
   const std::size_t type_close = match(k);
-  if (type_close >= toks_.size() || next(k) == type_close || !is_punct(prev(type_close), "*")) return false;
-  bool named = false;
-  for (std::size_t t = next(k); t < type_close; t = next(t)) {
-    if (is_ident(t)) {
-      named = true;
-    } else if (!is_punct(t, "*") && !is_punct(t, "::")) {
-      return false;  // only [const] NAME[::NAME] * [const] *: no call, no arithmetic
-    }
-  }
-  if (!named) return false;
+  if (type_close >= toks_.size() || !pointer_type(k, type_close)) return false;
   // The operand: [&] NAME[::NAME] or ( ... ), then subscripts, calls and members (which bind before the cast).
   std::size_t t = next(type_close);
   if (is_punct(t, "&")) t = next(t);
@@ -294,16 +285,21 @@ bool Rewriter::c_cast_subscript(std::size_t k, std::size_t* close) const {
   const std::size_t type_open = next(k);
   if (!is_punct(type_open, "(")) return false;
   const std::size_t type_close = match(type_open);
-  if (type_close >= end || next(type_close) == end || !is_punct(prev(type_close), "*")) return false;
+  if (type_close >= end || next(type_close) == end || !pointer_type(type_open, type_close)) return false;
+  *close = end;
+  return true;
+}
+
+bool Rewriter::pointer_type(std::size_t open, std::size_t close) const {
+  if (next(open) == close || !is_punct(prev(close), "*")) return false;
   bool named = false;
-  for (std::size_t t = next(type_open); t < type_close; t = next(t)) {
+  for (std::size_t t = next(open); t < close; t = next(t)) {
     if (is_ident(t)) {
       named = true;
     } else if (!is_punct(t, "*") && !is_punct(t, "::")) {
       return false;  // only [const] NAME[::NAME] * [const] *: no call, no arithmetic
     }
   }
-  *close = end;
   return named;
 }
 

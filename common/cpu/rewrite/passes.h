@@ -223,6 +223,8 @@ class Rewriter {
   // `(T*)operand` at token k (the cast's '('): a C-style cast to a pointer of a name, a `&name...` or a parenthesized
   // expression, with the operand's subscripts, calls and members; `last` is the operand's last token.
   bool c_cast_operand(std::size_t k, std::size_t* last) const;
+  // Between the parentheses at open and close, a pointer type: [const] NAME[::NAME] * [const] * ...
+  bool pointer_type(std::size_t open, std::size_t close) const;
 
   // ---- pass 4 (check mode): where an element proxy must be a value (value_contexts.cpp) ----
   // If an element proxy starts at token k (a checked subscript chain, or a proxy reference), its last token.
