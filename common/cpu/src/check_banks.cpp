@@ -2,12 +2,15 @@
 //
 // The n-th access of each lane of a warp to the same source line (and
 // variable, load or store) within one epoch forms one warp-wide request
-// (check::bank_note); its degree is the largest number of distinct 4-byte
-// words that fall into one of the 32 banks (same word = broadcast). Degrees
-// are summed per site at the end of each epoch and published per launch.
+// (check::bank_note); its wavefronts are the largest number of distinct
+// 4-byte words that fall into one of the 32 banks (same word = broadcast), its
+// degree those over the fewest wavefronts its bytes need (conflict_degree).
+// Both are summed or maximized per site at the end of each epoch and published
+// per launch.
 #include "check_state.h"
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 
 namespace course_cpu::detail {
@@ -54,6 +57,15 @@ int request_degree(const Request& r, std::uint32_t mask, unsigned width) {
     }
   }
   return degree;
+}
+
+// How many times more wavefronts a request takes than its bytes need: a wavefront serves 128 bytes (one word of
+// each bank), so `wavefronts` over the fewest a request of these lanes and widths can take. 1 for a float4 load of
+// 32 consecutive lanes (4 wavefronts for 512 bytes); for 4-byte words, the wavefronts themselves.
+int conflict_degree(int wavefronts, std::uint32_t mask, unsigned width) {
+  const unsigned words = static_cast<unsigned>(std::popcount(mask)) * width;
+  const int fewest = static_cast<int>(std::max(1u, (words + 31) / 32));
+  return (wavefronts + fewest - 1) / fewest;
 }
 
 // The lanes that made request n of slot s, and the first request after n
@@ -114,10 +126,9 @@ void check_end_epoch(Worker& w) {
         last_width = s.width;
       }
       last = &r;
-      const int degree = last_degree;
       ++st.requests;
-      st.wavefronts += static_cast<std::uint64_t>(degree);
-      st.max_degree = std::max(st.max_degree, degree);
+      st.wavefronts += static_cast<std::uint64_t>(last_degree);
+      st.max_degree = std::max(st.max_degree, conflict_degree(last_degree, mask, s.width));
     }
   }
   c.active.clear();

@@ -138,6 +138,22 @@ __global__ void bankMixed(float* out) {
   out[threadIdx.x] = acc;
 }
 
+// 16-byte loads: at stride 1 (lane l reads words 4l..4l+3) a warp's 128 words take 4 wavefronts, the fewest they
+// can, so no conflict; at stride 2 two lanes of each quarter-warp share banks: 8 wavefronts, 2-way. Half a warp at
+// stride 1: 64 words, 2 wavefronts, no conflict.
+__global__ void bankWide(float* out) {
+  __shared__ __align__(16) float s[32 * 8];
+  for (int i = threadIdx.x; i < 32 * 8; i += blockDim.x) s[i] = static_cast<float>(i);
+  __syncthreads();
+  const float4* s4 = reinterpret_cast<const float4*>(s);
+  const unsigned lane = threadIdx.x;
+  const float4 a = s4[lane];      // @bank-wide-1
+  const float4 b = s4[2 * lane];  // @bank-wide-2
+  float acc = a.x + a.w + b.y;
+  if (lane < 16) acc += s4[lane + 16].z;  // @bank-wide-half
+  out[lane] = acc;
+}
+
 cudaError_t run_bank_probe(int which, float* out) {
   if (which == 0)
     bankColumn<<<1, 32>>>(out);
@@ -145,8 +161,10 @@ cudaError_t run_bank_probe(int which, float* out) {
     bankPadded<<<1, 32>>>(out);
   else if (which == 2)
     bankRow<<<1, 32>>>(out);
-  else
+  else if (which == 3)
     bankMixed<<<1, 40>>>(out);
+  else
+    bankWide<<<1, 32>>>(out);
   return cudaDeviceSynchronize();
 }
 

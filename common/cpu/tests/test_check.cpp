@@ -175,6 +175,28 @@ TEST(CheckMode, BankConflictsOfMixedAndPartialRequests) {
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
 }
 
+// A request of 16-byte elements takes at least one wavefront per 128 bytes: its degree is its wavefronts over that
+// least number, so a conflict-free float4 load is 1-way in 4 wavefronts.
+TEST(CheckMode, BankConflictsOfWideRequests) {
+  course_cpu::take_bank_conflicts();
+  DeviceBuffer<float> out(32);
+  ASSERT_EQ(run_bank_probe(4, out.ptr), cudaSuccess);
+  const auto report = course_cpu::take_bank_conflicts();
+  struct Case {
+    const char* marker;
+    std::uint64_t wavefronts;
+    int degree;
+  };
+  for (const Case& c : {Case{"@bank-wide-1", 4, 1}, Case{"@bank-wide-2", 8, 2}, Case{"@bank-wide-half", 2, 1}}) {
+    const auto* l = find_line(report, line_of("kernels_basic.cu", c.marker), false);
+    ASSERT_NE(l, nullptr) << c.marker;
+    EXPECT_EQ(l->requests, 1u) << c.marker;
+    EXPECT_EQ(l->wavefronts, c.wavefronts) << c.marker;
+    EXPECT_EQ(l->max_degree, c.degree) << c.marker;
+  }
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+}
+
 TEST(CheckMode, RaceInAKernelTemplateWithDeducedArguments) {
   course_cpu::take_diagnostics();
   DeviceBuffer<int> out(32);

@@ -48,11 +48,13 @@ struct BankConflicts {
   // A table for the student: where the shared-memory traffic is and how serialized it is.
   std::string table() const {
     if (!available) return "bank conflicts: " + reason + "\n";
-    std::string out = "shared-memory requests per source line (degree 1 = conflict-free, 32 = fully serialized):\n";
+    std::string out =
+        "shared-memory requests per source line (degree: wavefronts over the fewest the request's bytes need; 1 = "
+        "conflict-free, 32 = fully serialized):\n";
     char buf[512];
     for (const auto& l : lines) {
       const double average = l.requests ? static_cast<double>(l.wavefronts) / static_cast<double>(l.requests) : 0.0;
-      std::snprintf(buf, sizeof buf, "  %s:%d  %-8s %-5s %10llu requests  average degree %5.2f  worst %2d\n",
+      std::snprintf(buf, sizeof buf, "  %s:%d  %-8s %-5s %10llu requests  %5.2f wavefronts each  worst degree %2d\n",
                     l.file.c_str(), l.line, l.variable.c_str(), l.store ? "store" : "load",
                     static_cast<unsigned long long>(l.requests), average, l.max_degree);
       out += buf;

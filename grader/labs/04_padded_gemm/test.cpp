@@ -97,9 +97,10 @@ TEST(PaddedGemmBankConflicts, PaddedHasNoConflicts) {
   EXPECT_GT(bc.load_requests, 0u) << "padded_gemm() read no shared memory: keep the tiles in __shared__ arrays";
   for (const auto& l : bc.lines) {
     EXPECT_LE(l.max_degree, 1) << l.file << ":" << l.line << ": " << (l.store ? "a store to " : "a read of ")
-                               << l.variable << " is a " << l.max_degree << "-way bank conflict (average "
+                               << l.variable << " is a " << l.max_degree << "-way bank conflict ("
                                << static_cast<double>(l.wavefronts) / static_cast<double>(l.requests)
-                               << "). For one warp (tx = 0..31, one ty), write down the word each lane touches and "
+                               << " wavefronts per request on average). For one warp (tx = 0..31, one ty), write down "
+                                  "the word each lane touches and "
                                   "take it mod 32: which padding puts them in 32 different banks?";
   }
 }
