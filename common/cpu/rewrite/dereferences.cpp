@@ -158,7 +158,12 @@ bool Rewriter::arrow_at(std::size_t k, const Function& fn, const std::set<std::s
   return is_punct(next(k), "->") && checked_name(k, fn, local) && !fn.auto_locals.count(std::string(toks_[k].text));
 }
 
-void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& fn) {
+void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& fn, bool store) {
+  // The target of `=`: the root wrapped in for_store(), so that a struct or vector element is checked as a write.
+  const std::string root =
+      store ? "::course_cpu::check::for_store(::course_cpu::check::root(" : "::course_cpu::check::root(";
+  const std::string root_end = store ? "))" : ")";
+  const auto rooted = [&](const std::string& r) { return store ? "::course_cpu::check::for_store(" + r + ")" : r; };
   if (d.form != Deref::cast && fn.auto_locals.count(std::string(toks_[d.name].text))) {
     // An `auto` local may be an object with its own operator*: ::course_cpu::check::deref_auto(row, SITE, 0 + ...).
     const std::string name(toks_[d.name].text);
@@ -178,16 +183,16 @@ void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& f
   switch (d.form) {
     case Deref::plain:
       edits_.push_back({k, k + 1, ""});
-      edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + "[0]"});
+      edits_.push_back({d.name, d.name + 1, rooted(checked_root(d.name, fn)) + "[0]"});
       break;
     case Deref::offset: {
       const std::size_t open = next(k);
       edits_.push_back({k, k + 1, ""});
       if (d.name_op == npos) {  // *(p + ...)
         edits_.push_back({open, open + 1, ""});
-        edits_.push_back({d.name, d.name + 1, checked_root(d.name, fn) + "[0"});
+        edits_.push_back({d.name, d.name + 1, rooted(checked_root(d.name, fn)) + "[0"});
       } else {  // *(i + p ...): the first term becomes the first offset, `+ p` goes
-        edits_.push_back({open, open + 1, checked_root(d.name, fn) + "[0 + static_cast<long long>("});
+        edits_.push_back({open, open + 1, rooted(checked_root(d.name, fn)) + "[0 + static_cast<long long>("});
         edits_.push_back({prev(d.first_op) + 1, prev(d.first_op) + 1, ")"});
         edits_.push_back({d.name_op, d.name_op + 1, ""});
         edits_.push_back({d.name, d.name + 1, ""});
@@ -199,20 +204,21 @@ void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& f
     case Deref::step: {
       const std::string name(toks_[d.name].text);
       const std::string site =
-          ", " + site_lambda(name, fn.local_pointers.count(name) > 0, fn.device_param(name)) + ")[0]";
+          ", " + site_lambda(name, fn.local_pointers.count(name) > 0, fn.device_param(name)) + root_end + "[0]";
       if (d.first_op > d.name) {  // *p++: the old p
         edits_.push_back({k, k + 1, ""});
-        edits_.push_back({d.name, d.name, "::course_cpu::check::root("});
+        edits_.push_back({d.name, d.name, root});
         edits_.push_back({d.first_op + 1, d.first_op + 1, site});
       } else {  // *++p: the new p
-        edits_.push_back({k, k + 1, "::course_cpu::check::root("});
+        edits_.push_back({k, k + 1, root});
         edits_.push_back({d.name + 1, d.name + 1, site});
       }
       break;
     }
     case Deref::cast:
-      edits_.push_back({k, k + 1, "::course_cpu::check::root("});
-      edits_.push_back({d.last + 1, d.last + 1, ", " + site_lambda(text(d.name, d.last + 1, false), true) + ")[0]"});
+      edits_.push_back({k, k + 1, root});
+      edits_.push_back(
+          {d.last + 1, d.last + 1, ", " + site_lambda(text(d.name, d.last + 1, false), true) + root_end + "[0]"});
       break;
   }
 }

@@ -4,7 +4,9 @@
 // variable `COURSE_CHECKED_LOCAL(name, __LINE__)[` (course_cpu/check.h), and
 // every use of a __shared__ scalar `COURSE_CHECKED_SCALAR(name, __LINE__)`;
 // value_contexts.cpp handles the places where the resulting element proxy
-// must be read as a value or bound to a reference.
+// must be read as a value or bound to a reference. A chain that is the target
+// of `=` gets its root wrapped in `::course_cpu::check::for_store(...)`, so that
+// a struct or vector element stored as a whole is checked as a write.
 #include "passes.h"
 
 namespace course_rewrite {
@@ -30,11 +32,14 @@ void Rewriter::instrument() {
         if (!proxy_at(k, fn, local, &last)) continue;
         const std::string wrap = proxy_wrapper(k, last);
         if (!wrap.empty()) edits_.push_back({k, k, wrap});
+        const bool store = wrap.empty() && assigned(k, last);
         if (deref_at(k, fn, local, &d)) {
-          instrument_deref(k, d, fn);
+          instrument_deref(k, d, fn, store);
         } else if (c_cast_subscript(k, &close)) {
+          if (store) edits_.push_back({k, k, "::course_cpu::check::for_store("});
           edits_.push_back({k, k, "::course_cpu::check::root("});
           edits_.push_back({close + 1, close + 1, ", " + site_lambda(text(k, close + 1, false), true) + ")"});
+          if (store) edits_.push_back({close + 1, close + 1, ")"});
         }
         if (!wrap.empty()) edits_.push_back({last + 1, last + 1, ")"});
         continue;
@@ -75,6 +80,8 @@ void Rewriter::instrument() {
       if (!proxy_at(k, fn, local, &last)) continue;
       const std::string wrap = proxy_wrapper(k, last);
       if (!wrap.empty()) edits_.push_back({k, k, wrap});
+      // The target of `=`: for_store() around the root, so that a struct or vector element is checked as a write.
+      const bool store = wrap.empty() && last != k && assigned(k, last);
       std::size_t close = npos;
       if (checked_subscript(k, fn, local)) {
         const std::string name(t);  // local_pointers() leaves out shared arrays and pointer parameters
@@ -82,17 +89,26 @@ void Rewriter::instrument() {
                             : fn.auto_locals.count(name)  ? "COURSE_CHECKED_AUTO("
                             : fn.device_param(name)       ? "COURSE_CHECKED_DEVICE_PARAM("
                                                           : "COURSE_CHECKED(";
+        if (store) edits_.push_back({k, k, "::course_cpu::check::for_store("});
         edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
+        if (store) edits_.push_back({k + 1, k + 1, ")"});
       } else if (cast_subscript(k, &close)) {
         // The cast's value is a pointer: checked like a local pointer, named by the cast's text in messages.
+        if (store) edits_.push_back({k, k, "::course_cpu::check::for_store("});
         edits_.push_back({k, k, "::course_cpu::check::root("});
         edits_.push_back({close + 1, close + 1, ", " + site_lambda(text(k, close + 1, false), true) + ")"});
+        if (store) edits_.push_back({close + 1, close + 1, ")"});
       } else if (last == k && fn.shared_scalars.count(std::string(t))) {
         edits_.push_back({k, k + 1, "COURSE_CHECKED_SCALAR(" + std::string(t) + ", __LINE__)"});
       }
       if (!wrap.empty()) edits_.push_back({last + 1, last + 1, ")"});
     }
   }
+}
+
+bool Rewriter::assigned(std::size_t first, std::size_t last) const {
+  // `&s[i] = ...` never (an address is no element); in `*(float4*)&s[i] = v` only the dereference is stored to.
+  return last != npos && is_punct(next(last), "=") && !is_punct(prev(first), "&");
 }
 
 bool Rewriter::checked_subscript(std::size_t k, const Function& fn, const std::set<std::string>& local) const {

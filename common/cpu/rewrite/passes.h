@@ -205,7 +205,11 @@ class Rewriter {
   bool deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const;
   // `*(` at token k: the forms with terms, p among them.
   bool deref_terms(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const;
-  void instrument_deref(std::size_t k, const Deref& d, const Function& fn);
+  // store: the dereference is the target of `=` (its root wrapped in ::course_cpu::check::for_store()).
+  void instrument_deref(std::size_t k, const Deref& d, const Function& fn, bool store = false);
+  // The token after `last` is `=` (an assignment, not `==`) and the one before `first` no `&`: the proxy from `first`
+  // to `last` is stored to.
+  bool assigned(std::size_t first, std::size_t last) const;
   // `p->member` at token k (p a checked pointer, not an `auto` local): `root(p, SITE)[0].member`.
   bool arrow_at(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
   void signed_terms(const Deref& d);

@@ -43,3 +43,4 @@ cudaError_t run_declarator_forms(int mode, const float* in, float* out);
 // A 4 x 5 tile through a pointer to rows, every thread reading column `column` of its row.
 cudaError_t run_row_pointer(int column, float* out);
 cudaError_t run_dereference_forms(int mode, const float* in, float* out);
+cudaError_t run_whole_stores(int mode, float* out);

@@ -382,3 +382,49 @@ cudaError_t run_dereference_forms(int mode, const float* in, float* out) {
   dereferenceForms<<<1, 64>>>(in, out, mode);
   return cudaDeviceSynchronize();
 }
+
+// Whole struct and vector elements stored with `=`, in the forms public kernels use, each checked as a write (mode 0:
+// no barrier between the stores and the reads of a neighbour's element, so each store races; 1: correct; 2: every
+// thread stores the same value into one element, which races with nothing).
+struct Pair {
+  float a, b;
+};
+struct Counter {  // assigned from an int through its own operator=
+  float v;
+  __device__ Counter& operator=(int x) {
+    v = static_cast<float>(x);
+    return *this;
+  }
+};
+__global__ void wholeStores(float* out, int mode) {
+  __shared__ __align__(16) float flat[4 * 32];
+  __shared__ float4 quads[32];
+  __shared__ Pair pairs[32];
+  __shared__ Counter counters[32];
+  const int t = threadIdx.x;
+  if (mode == 2) {
+    pairs[0] = Pair{1.0f, 2.0f};  // @whole-same-value
+    __syncthreads();
+    out[t] = pairs[0].a + pairs[0].b;
+    return;
+  }
+  float4* mine = reinterpret_cast<float4*>(flat);
+  *(float4*)&flat[4 * t] = make_float4(t, t, t, t);  // @whole-c-cast
+  quads[t] = make_float4(t, 0, 0, 0);                // @whole-array
+  pairs[t] = Pair{static_cast<float>(t), 1.0f};      // @whole-struct
+  counters[t] = t;                                   // @whole-operator
+  if (mode == 1) __syncthreads();
+  const int n = (t + 1) % 32;
+  const float4 f = reinterpret_cast<const float4*>(flat)[n];
+  const float4 q = static_cast<const float4*>(quads)[n];
+  const Pair p = static_cast<const Pair*>(pairs)[n];
+  const Counter c = static_cast<const Counter*>(counters)[n];
+  if (mode == 1) __syncthreads();
+  mine[t] = make_float4(0, 0, 0, 0);  // @whole-local-pointer
+  out[t] = f.y + q.x + p.a + c.v;
+}
+
+cudaError_t run_whole_stores(int mode, float* out) {
+  wholeStores<<<1, 32>>>(out, mode);
+  return cudaDeviceSynchronize();
+}

@@ -419,6 +419,44 @@ TEST(CheckMode, DereferencesAreChecked) {
   cudaGetLastError();
 }
 
+// A struct or vector element stored as a whole (`quads[t] = make_float4(...)`, `*(float4*)&flat[4 * t] = v`, a struct
+// with its own operator=) is a write: without a barrier before the neighbours' reads, each store races; with one,
+// nothing is reported and the values arrive; a store of the same value by every thread races with nothing. The
+// float4 stores of 32 consecutive lanes are 1-way bank requests of 4 wavefronts.
+TEST(CheckMode, WholeElementStoresAreWrites) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  run_whole_stores(0, out.ptr);
+  cudaGetLastError();
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  for (const char* marker : {"@whole-c-cast", "@whole-array", "@whole-struct", "@whole-operator"}) {
+    const int line = line_of("kernels_bugs.cu", marker);
+    EXPECT_TRUE(std::any_of(racy.begin(), racy.end(), [&](const auto& d) { return d.line == line; }))
+        << marker << " (line " << line << ") is not reported";
+  }
+
+  course_cpu::take_bank_conflicts();
+  EXPECT_EQ(run_whole_stores(1, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) {
+    const int n = (t + 1) % 32;
+    EXPECT_EQ(got[t], static_cast<float>(n) * 4) << t;
+  }
+  const auto banks = course_cpu::take_bank_conflicts();
+  for (const char* marker : {"@whole-c-cast", "@whole-array"}) {
+    const auto* l = find_line(banks, line_of("kernels_bugs.cu", marker), true);
+    ASSERT_NE(l, nullptr) << marker;
+    EXPECT_EQ(l->requests, 1u) << marker;
+    EXPECT_EQ(l->wavefronts, 4u) << marker;
+    EXPECT_EQ(l->max_degree, 1) << marker;
+  }
+
+  EXPECT_EQ(run_whole_stores(2, out.ptr), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  EXPECT_EQ(out.get()[5], 3.0f);
+}
+
 // A pointer to rows (`float (*As)[5]`) into the extern __shared__ memory: each access is checked at its flattened
 // index, so reading column 5 of the last row (element 20 of 20 floats) is out of bounds; column 4 is fine.
 TEST(CheckMode, PointerToRowsIsChecked) {

@@ -141,7 +141,8 @@ TEST(Rewriter, ProxiesWhereCppNeedsTheElementsValue) {
   EXPECT_TRUE(contains(out, "float c = n ? COURSE_CHECKED(s, __LINE__)[n] * 2 : 0;")) << out;  // already a float
   EXPECT_TRUE(contains(out, "printf(\"%f %d\\n\", ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0]), n);"))
       << out;
-  EXPECT_TRUE(contains(out, "case 1: COURSE_CHECKED(s, __LINE__)[1] = 2;")) << out;  // a label's colon
+  EXPECT_TRUE(contains(out, "case 1: ::course_cpu::check::for_store(COURSE_CHECKED(s, __LINE__))[1] = 2;"))
+      << out;  // a label's colon
   EXPECT_TRUE(contains(out,
                        "f(COURSE_CHECKED(s, __LINE__)[2], n ? COURSE_CHECKED(s, __LINE__)[3] + 1 : "
                        "::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[4]));"))
@@ -219,8 +220,8 @@ TEST(Rewriter, LaterDeclaratorsAutoLocalsAndCastsInPlaceAreChecked) {
   EXPECT_TRUE(contains(out, "COURSE_CHECKED_AUTO(col, __LINE__)[3]")) << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED_LOCAL(a, __LINE__)[4]")) << out;
   EXPECT_TRUE(contains(out,
-                       "n = 2, ::course_cpu::check::root(p, [] { static constinit ::course_cpu::check::Site "
-                       "site{\"p\", __FILE__, __LINE__, 0}; return &site; }())[0] = 3;"))
+                       "n = 2, ::course_cpu::check::for_store(::course_cpu::check::root(p, [] { static constinit "
+                       "::course_cpu::check::Site site{\"p\", __FILE__, __LINE__, 0}; return &site; }()))[0] = 3;"))
       << out;  // an expression (a dereference), not a declaration
   EXPECT_TRUE(contains(out,
                        "::course_cpu::check::root(reinterpret_cast<float4*>(p), [] { static constinit "
@@ -257,9 +258,11 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
            (local ? ", true" : "") + "}; return &site; }()";
   };
   EXPECT_TRUE(contains(out, "float *a = p, *b = p + n;")) << out;
-  EXPECT_TRUE(contains(out, "  ::course_cpu::check::root(p, " + site("p", false) + ")[0] = 1.0f;")) << out;
-  EXPECT_TRUE(contains(out, "if (n) ::course_cpu::check::root(s, " + site("s", false) +
-                                ")[0 + static_cast<long long>(n)] = ::course_cpu::check::root(q, " + site("q", false) +
+  EXPECT_TRUE(contains(
+      out, "  ::course_cpu::check::for_store(::course_cpu::check::root(p, " + site("p", false) + "))[0] = 1.0f;"))
+      << out;
+  EXPECT_TRUE(contains(out, "if (n) ::course_cpu::check::for_store(::course_cpu::check::root(s, " + site("s", false) +
+                                "))[0 + static_cast<long long>(n)] = ::course_cpu::check::root(q, " + site("q", false) +
                                 ")[0 + static_cast<long long>(n * 2) - static_cast<long long>(u)];"))
       << out;
   EXPECT_TRUE(contains(out, "float x = n * *a, y = (n > 1) ? ::course_cpu::check::value(::course_cpu::check::root(b, " +
@@ -299,8 +302,8 @@ TEST(Rewriter, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
     return "[] { static constinit ::course_cpu::check::Site site{\"" + name + "\", __FILE__, __LINE__, 0" +
            (local ? ", true" : "") + "}; return &site; }()";
   };
-  EXPECT_TRUE(contains(out, "  ::course_cpu::check::root(d++, " + site("d", true) +
-                                ")[0] = ::course_cpu::check::root(++p, " + site("p", false) +
+  EXPECT_TRUE(contains(out, "  ::course_cpu::check::for_store(::course_cpu::check::root(d++, " + site("d", true) +
+                                "))[0] = ::course_cpu::check::root(++p, " + site("p", false) +
                                 ")[0] + ::course_cpu::check::root(s, " + site("s", false) +
                                 ")[0 + static_cast<long long>(2 * n)   - static_cast<long long>(1)] + " +
                                 "::course_cpu::check::root(ps, " + site("ps", false) + ")[0].x;"))
@@ -449,9 +452,9 @@ TEST(Rewriter, ReturnedElementsBraceInitializersAndGenericLambdas) {
       << out;
   EXPECT_TRUE(
       contains(out,
-               "void put(float* d) { ::course_cpu::check::root(d, [] { static constinit "
-               "::course_cpu::check::Site site{\"d\", __FILE__, __LINE__, 0, false, false, true}; return &site; "
-               "}())[0] = 1.0f; }"))
+               "void put(float* d) { ::course_cpu::check::for_store(::course_cpu::check::root(d, [] { static "
+               "constinit ::course_cpu::check::Site site{\"d\", __FILE__, __LINE__, 0, false, false, true}; return "
+               "&site; }()))[0] = 1.0f; }"))
       << out;
   EXPECT_TRUE(contains(out, "{ return ::course_cpu::check::value(::course_cpu::check::root(p, ")) << out;
   EXPECT_TRUE(contains(out, "[&] { return ::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[2]); }")) << out;
@@ -683,7 +686,9 @@ TEST(Rewriter, ASharedArrayDeclaredAgainInAnInnerBlockIsLeftUnchecked) {
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_TRUE(contains(out, "  buf[threadIdx.x] = COURSE_CHECKED(tile, __LINE__)[threadIdx.x];")) << out;
-  EXPECT_TRUE(contains(out, "{ float buf[4]; buf[3] = 1; COURSE_CHECKED(out, __LINE__)[i] = buf[3]; }")) << out;
+  EXPECT_TRUE(contains(
+      out, "{ float buf[4]; buf[3] = 1; ::course_cpu::check::for_store(COURSE_CHECKED(out, __LINE__))[i] = buf[3]; }"))
+      << out;
 }
 
 TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
@@ -700,12 +705,15 @@ TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
       "void host(float* a) { a[0] = 1; }\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
-  EXPECT_TRUE(contains(out, "COURSE_CHECKED(As, __LINE__)[threadIdx.y][threadIdx.x] = COURSE_CHECKED(a, __LINE__)[n];"))
+  EXPECT_TRUE(contains(out,
+                       "::course_cpu::check::for_store(COURSE_CHECKED(As, __LINE__))[threadIdx.y][threadIdx.x] = "
+                       "COURSE_CHECKED(a, __LINE__)[n];"))
       << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED(dyn, __LINE__)[1] += COURSE_CHECKED(As, __LINE__)[0][sizeof(As[0]) / 4];"))
       << out;
   EXPECT_TRUE(contains(out,
-                       "COURSE_CHECKED(out, __LINE__)[0] = s.v[1] + ::course_cpu::check::root(reinterpret_cast<"
+                       "::course_cpu::check::for_store(COURSE_CHECKED(out, __LINE__))[0] = s.v[1] + "
+                       "::course_cpu::check::root(reinterpret_cast<"
                        "const float4*>(a), "))
       << out;  // a cast subscripted in place: checked like a local pointer
   EXPECT_TRUE(contains(out, "float* p = &COURSE_CHECKED(As, __LINE__)[0][0];")) << out;
@@ -731,7 +739,8 @@ TEST(Rewriter, CheckModeInstrumentsLocalPointerVariables) {
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
   EXPECT_TRUE(contains(out,
-                       "COURSE_CHECKED_LOCAL(As, __LINE__)[0] = COURSE_CHECKED_LOCAL(Bs, __LINE__)[1] + "
+                       "::course_cpu::check::for_store(COURSE_CHECKED_LOCAL(As, __LINE__))[0] = "
+                       "COURSE_CHECKED_LOCAL(Bs, __LINE__)[1] + "
                        "COURSE_CHECKED_LOCAL(in4, __LINE__)[0].x + COURSE_CHECKED_LOCAL(T, __LINE__)[1][2] + x;"))
       << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED(out, __LINE__)[0] += COURSE_CHECKED_LOCAL(row, __LINE__)[1];")) << out;

@@ -35,7 +35,7 @@ namespace course_cpu::check {
 
 // A (sub)array of a static __shared__ array Root: Sub is T[N] (possibly
 // T[N][M]...), reached by the first D subscripts.
-template <class Root, class Sub, int D>
+template <class Root, class Sub, int D, bool Store = false>
 class ArrayView {
   using Elem = std::remove_extent_t<Sub>;
   static constexpr std::size_t kExtent = std::extent_v<Sub>;
@@ -54,6 +54,8 @@ class ArrayView {
   // Non-subscript uses of a row (As[i] passed on) decay like the array would; `auto* row = As[i]` deduces that
   // pointer, `&As[i]` is a pointer to the row and `for (float x : As[i])` walks it (unchecked, like a pointer).
   using course_cpu_pointer_type = Elem*;
+  // The chain as the target of `=` (for_store()).
+  ArrayView<Root, Sub, D, true> course_cpu_for_store() const { return {loc_, first_}; }
   operator Elem*() const { return first_; }
   Sub* operator&() const { return reinterpret_cast<Sub*>(first_); }
   Elem* begin() const { return first_; }
@@ -82,9 +84,9 @@ class ArrayView {
     Elem* e = reinterpret_cast<Elem*>(reinterpret_cast<std::uintptr_t>(first_) +
                                       static_cast<std::uintptr_t>(idx) * sizeof(Elem));
     if constexpr (std::is_array_v<Elem>) {
-      return ArrayView<Root, Elem, D + 1>(next, reinterpret_cast<std::remove_extent_t<Elem>*>(e));
+      return ArrayView<Root, Elem, D + 1, Store>(next, reinterpret_cast<std::remove_extent_t<Elem>*>(e));
     } else {
-      return element(next, e);
+      return element<Store>(next, e);
     }
   }
 
@@ -95,7 +97,7 @@ class ArrayView {
 // A pointer (parameter, extern __shared__ array, local pointer variable): one subscript. A pointer to an array
 // (`float (*As)[33]`) takes one subscript per dimension; each access is then checked as the element at the
 // flattened index `offset` + i from the pointer (As[1][2] is element 35 of As).
-template <class T>
+template <class T, bool Store = false>
 class PointerView {
  public:
   PointerView(const Site* site, T* base, long long offset = 0) : site_(site), base_(base), offset_(offset) {}
@@ -107,6 +109,7 @@ class PointerView {
       return at(i);
   }
   using course_cpu_pointer_type = T*;
+  PointerView<T, true> course_cpu_for_store() const { return {site_, base_, offset_}; }
   // Non-subscript uses of a row (As[i] passed on) decay like the row would.
   operator T*() const {
     return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) +
@@ -120,13 +123,14 @@ class PointerView {
     const long long idx = offset_ + static_cast<long long>(i);
     if constexpr (std::is_array_v<T>) {
       using Row = std::remove_extent_t<T>;
-      return PointerView<Row>(site_, reinterpret_cast<Row*>(base_), idx * static_cast<long long>(std::extent_v<T>));
+      return PointerView<Row, Store>(site_, reinterpret_cast<Row*>(base_),
+                                     idx * static_cast<long long>(std::extent_v<T>));
     } else {
       T* e =
           reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(idx) * sizeof(T));
       if (reinterpret_cast<std::uintptr_t>(e) % alignof(T) != 0) [[unlikely]]
         misaligned(site_, untyped(e), alignof(T), idx);
-      return element(PointerLoc<T>{site_, base_, idx}, e);
+      return element<Store>(PointerLoc<T>{site_, base_, idx}, e);
     }
   }
 
@@ -141,6 +145,17 @@ class PointerView {
 // array decays; anything else is passed on as `auto` would copy it.
 // constexpr, so a macro's operand wrapped in it (`#define MAX(a, b) ...`) still makes a constant expression
 // (`__shared__ float s[MAX(BS, 32)];`, `constexpr int pad = MAX(BS / 16, 1);`).
+// `chain = value;` (course-rewrite wraps the chain's root): a chain whose element is a struct or vector type then
+// ends in a WholeStore (check_element.h), which checks the assignment as a write of the whole element; other roots
+// (an `auto` local's own object) are left as they are.
+template <class X>
+decltype(auto) for_store(X&& x) {
+  if constexpr (requires { x.course_cpu_for_store(); })
+    return x.course_cpu_for_store();
+  else
+    return static_cast<X&&>(x);
+}
+
 template <class X>
 constexpr auto value(X&& x) {
   if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_value_type; })

@@ -179,14 +179,61 @@ class ElemRef {
   T* p_;
 };
 
+// The slow path of a WholeStore (below), with the value stored.
+template <class Loc>
+[[gnu::noinline, gnu::cold]] bool whole_store_slow(const Loc& loc, const void* p, std::size_t size, const void* value) {
+  AccessInfo info = loc.info(p, size);
+  info.stored = value;
+  return record(info, Access::write);
+}
+
+// `chain = value` for a chain whose element is a struct or vector type (`v4[i] = make_float4(...)`, `s[i] = item`):
+// the assignment is checked as a write of the whole element (race, bounds, bank request), as ElemRef checks a store
+// (the value goes to the slow path, so that a store of what the element already holds races with nothing).
+template <class T, class Loc>
+class WholeStore {
+ public:
+  WholeStore(const Loc& loc, T* p) : loc_(loc), p_(p) {}
+  T& operator=(const T& value) const {
+    T& target = this->target(&value);
+    target = value;
+    return target;
+  }
+  // Another type (a struct's own operator= from it): a write, without the value.
+  template <class U>
+  requires(!std::is_same_v<std::remove_cvref_t<U>, T>) T& operator=(U&& value) const {
+    T& target = this->target(nullptr);
+    target = static_cast<U&&>(value);
+    return target;
+  }
+  operator T&() const { return *p_; }
+
+ private:
+  // The element, or scratch memory where the store is not to be performed (reported).
+  T& target(const void* value) const {
+    bool ok = false;
+    if constexpr (sizeof(T) % 4 == 0)  // whole words (part of a word: the slow path compares the bytes)
+      ok = loc_.template fast<sizeof(T)>(untyped(p_), Access::write);
+    ok = ok || whole_store_slow(loc_, untyped(p_), sizeof(T), value);
+    return ok ? *p_ : *static_cast<T*>(scratch(sizeof(T)));
+  }
+
+  Loc loc_;
+  T* p_;
+};
+
 // The element of a subscript chain: arithmetic types get a tracking proxy;
 // class types (float4, structs) a plain reference, so member access `s[i].x`
 // keeps compiling. Through a pointer to const (`const float4* v = ...; v[i]`)
 // the access can only be a read, and is checked as one (race, uninitialised
-// read, a pending asynchronous copy); otherwise it is bounds-checked only.
-template <class T, class Loc>
+// read, a pending asynchronous copy); otherwise it is bounds-checked only,
+// unless the chain is the target of `=` (Store: for_store() in check.h),
+// where it is a WholeStore.
+template <bool Store = false, class T, class Loc>
 inline decltype(auto) element(const Loc& loc, T* p) {
-  if constexpr (std::is_class_v<T> || std::is_union_v<T>) {
+  if constexpr ((std::is_class_v<T> || std::is_union_v<T>)&&Store && !std::is_const_v<T>) {
+    return WholeStore<T, Loc>(loc, p);
+  } else if constexpr (std::is_class_v<T> || std::is_union_v<T>) {
     constexpr Access kind = std::is_const_v<T> ? Access::read : Access::none;
     const bool ok = loc.template fast<sizeof(T)>(untyped(p), kind) || record(loc.info(untyped(p), sizeof(T)), kind);
     T* q = ok ? p : static_cast<T*>(scratch(sizeof(T)));
