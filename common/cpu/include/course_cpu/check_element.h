@@ -231,9 +231,10 @@ class WholeStore {
 // where it is a WholeStore.
 template <bool Store = false, class T, class Loc>
 inline decltype(auto) element(const Loc& loc, T* p) {
-  if constexpr ((std::is_class_v<T> || std::is_union_v<T>)&&Store && !std::is_const_v<T>) {
+  constexpr bool kClass = std::is_class_v<T> || std::is_union_v<T>;
+  if constexpr (kClass && Store && !std::is_const_v<T>) {
     return WholeStore<T, Loc>(loc, p);
-  } else if constexpr (std::is_class_v<T> || std::is_union_v<T>) {
+  } else if constexpr (kClass) {
     constexpr Access kind = std::is_const_v<T> ? Access::read : Access::none;
     const bool ok = loc.template fast<sizeof(T)>(untyped(p), kind) || record(loc.info(untyped(p), sizeof(T)), kind);
     T* q = ok ? p : static_cast<T*>(scratch(sizeof(T)));
