@@ -103,7 +103,7 @@ def missing_cuda_header(text: str) -> str:
     the compiler could not find an #include of a name in the toolkit's list (nvcc would have found it: the backend's
     gap, so not-graded); '' for any other missing file (a typo, a file not submitted: the student's build-error)."""
     for line in text.splitlines():
-        m = _MISSING_HEADER.match(line.strip())
+        m = _MISSING_HEADER.match(line.rstrip())  # not lstrip: the source lines the compiler quotes are indented
         if m:
             name = m.group("clang") or m.group("gcc")
             if name in cuda_headers():
@@ -139,7 +139,7 @@ def missing_cuda_function(text: str) -> str:
     compiler found no declaration of a name in the toolkit's list (nvcc declares it: the backend's gap, so
     not-graded); '' for any other undeclared name (a typo, a helper not written: the student's build-error)."""
     for line in text.splitlines():
-        m = _UNDECLARED.match(line.strip())
+        m = _UNDECLARED.match(line.rstrip())  # not lstrip: the source lines the compiler quotes are indented
         if m:
             name = m.group("gcc") or m.group("template") or m.group("clang")
             if name in cuda_functions():

@@ -395,6 +395,8 @@ class BackendGaps(unittest.TestCase):
             "/w/s/07_double_buffering/double_buffered_gemm.cu:3:10: fatal error: cuda/nothing: No such file or "
             "directory\n",
             '/w/s/07.cu:3:2: error: #error "fatal error: cuda/ptx: No such file or directory"\n',
+            "/w/s/07.cu:3:2: error: #error m.cu:3:10: fatal error: cuda/ptx: No such file or directory\n"
+            "    3 | #error m.cu:3:10: fatal error: cuda/ptx: No such file or directory\n",  # the quoted source line
         ):
             self.assertEqual(diagnostics.missing_cuda_header(log), "", log)
 
@@ -420,6 +422,9 @@ class BackendGaps(unittest.TestCase):
             "/w/s/01_matadd/matadd.cu:7:14: error: 'row_index' was not declared in this scope\n",
             "/w/s/01_matadd/matadd.cu:7:2: error: #error \"error: '__vadd4' was not declared in this scope\"\n",
             "/w/s/01_matadd/matadd.cu:7:14: error: '__vadd4' is not a member of 'std'\n",
+            # g++ quotes the #error's source line, indented: read as an error line, it would forge the report
+            "/w/s/01_matadd/matadd.cu:3:2: error: #error \"m.cu:3:14: error: '__vadd4' was not declared in this "
+            'scope"\n    3 | #error "m.cu:3:14: error: \'__vadd4\' was not declared in this scope"\n      |  ^~~~~\n',
         ):
             self.assertEqual(diagnostics.missing_cuda_function(log), "", log)
 
