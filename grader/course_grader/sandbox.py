@@ -208,10 +208,14 @@ def give_to_sandbox(path: Path, policy: Policy | None = None) -> None:
     path.mkdir(parents=True, exist_ok=True)  # it must exist to be bound, whoever the sandbox runs as
     if not policy.enabled or policy.uid is None or os.geteuid() != 0:
         return
+    # The compiler cache is shared by the grading workers: a file another worker's build removes while this walk runs
+    # (ccache's stats.lock) is gone, not an error.
     for root, dirs, files in os.walk(path):
-        os.lchown(root, policy.uid, policy.uid)
-        for name in dirs + files:
-            os.lchown(os.path.join(root, name), policy.uid, policy.uid)
+        for entry in [root] + [os.path.join(root, name) for name in dirs + files]:
+            try:
+                os.lchown(entry, policy.uid, policy.uid)
+            except FileNotFoundError:
+                pass
 
 
 # ---- what a sandbox binds -------------------------------------------------------------------------------------------
