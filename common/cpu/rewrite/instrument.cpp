@@ -32,14 +32,15 @@ void Rewriter::instrument() {
         if (!proxy_at(k, fn, local, &last)) continue;
         const std::string wrap = proxy_wrapper(k, last);
         if (!wrap.empty()) edits_.push_back({k, k, wrap});
-        const bool store = wrap.empty() && assigned(k, last);
         if (deref_at(k, fn, local, &d)) {
-          instrument_deref(k, d, fn, store);
+          instrument_deref(k, d, fn, wrap.empty() && assigned(k, last));
         } else if (c_cast_subscript(k, &close)) {
-          if (store) edits_.push_back({k, k, "::course_cpu::check::for_store("});
+          const ChainMarks marks = chain_marks(k, subscripts_end(close), last, !wrap.empty());
+          edits_.push_back({k, k, marks.open});
           edits_.push_back({k, k, "::course_cpu::check::root("});
           edits_.push_back({close + 1, close + 1, ", " + site_lambda(text(k, close + 1, false), true) + ")"});
-          if (store) edits_.push_back({close + 1, close + 1, ")"});
+          edits_.push_back({close + 1, close + 1, marks.close});
+          if (!marks.tail.empty()) edits_.push_back({next(subscripts_end(close)), last + 1, marks.tail});
         }
         if (!wrap.empty()) edits_.push_back({last + 1, last + 1, ")"});
         continue;
@@ -80,8 +81,7 @@ void Rewriter::instrument() {
       if (!proxy_at(k, fn, local, &last)) continue;
       const std::string wrap = proxy_wrapper(k, last);
       if (!wrap.empty()) edits_.push_back({k, k, wrap});
-      // The target of `=`: for_store() around the root, so that a struct or vector element is checked as a write.
-      const bool store = wrap.empty() && last != k && assigned(k, last);
+      // The root marked with the element's use (for_store(), for_load(), a member access: chain_marks()).
       std::size_t close = npos;
       if (checked_subscript(k, fn, local)) {
         const std::string name(t);  // local_pointers() leaves out shared arrays and pointer parameters
@@ -89,15 +89,19 @@ void Rewriter::instrument() {
                             : fn.auto_locals.count(name)  ? "COURSE_CHECKED_AUTO("
                             : fn.device_param(name)       ? "COURSE_CHECKED_DEVICE_PARAM("
                                                           : "COURSE_CHECKED(";
-        if (store) edits_.push_back({k, k, "::course_cpu::check::for_store("});
+        const ChainMarks marks = chain_marks(k, subscripts_end(k), last, !wrap.empty());
+        edits_.push_back({k, k, marks.open});
         edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
-        if (store) edits_.push_back({k + 1, k + 1, ")"});
+        edits_.push_back({k + 1, k + 1, marks.close});
+        if (!marks.tail.empty()) edits_.push_back({next(subscripts_end(k)), last + 1, marks.tail});
       } else if (cast_subscript(k, &close)) {
         // The cast's value is a pointer: checked like a local pointer, named by the cast's text in messages.
-        if (store) edits_.push_back({k, k, "::course_cpu::check::for_store("});
+        const ChainMarks marks = chain_marks(k, subscripts_end(close), last, !wrap.empty());
+        edits_.push_back({k, k, marks.open});
         edits_.push_back({k, k, "::course_cpu::check::root("});
         edits_.push_back({close + 1, close + 1, ", " + site_lambda(text(k, close + 1, false), true) + ")"});
-        if (store) edits_.push_back({close + 1, close + 1, ")"});
+        edits_.push_back({close + 1, close + 1, marks.close});
+        if (!marks.tail.empty()) edits_.push_back({next(subscripts_end(close)), last + 1, marks.tail});
       } else if (last == k && fn.shared_scalars.count(std::string(t))) {
         edits_.push_back({k, k + 1, "COURSE_CHECKED_SCALAR(" + std::string(t) + ", __LINE__)"});
       }
@@ -109,6 +113,31 @@ void Rewriter::instrument() {
 bool Rewriter::assigned(std::size_t first, std::size_t last) const {
   // `&s[i] = ...` never (an address is no element); in `*(float4*)&s[i] = v` only the dereference is stored to.
   return last != npos && is_punct(next(last), "=") && !is_punct(prev(first), "&");
+}
+
+bool Rewriter::loaded(std::size_t first, std::size_t last) const {
+  const std::size_t eq = prev(first);
+  if (!is_punct(eq, "=") || !(is_punct(next(last), ";") || is_punct(next(last), ","))) return false;
+  const std::size_t name = prev(eq), before = prev(name);  // `T& name = s[i];` binds, reads nothing
+  return !(is_ident(name) && (is_punct(before, "&") || is_punct(before, "&&")));
+}
+
+Rewriter::ChainMarks Rewriter::chain_marks(std::size_t first, std::size_t elem_last, std::size_t last,
+                                           bool wrapped) const {
+  const char* use = wrapped ? "any" : assigned(first, last) ? "store" : loaded(first, last) ? "load" : "any";
+  ChainMarks marks;
+  // `s[i].pos.x`: member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x)); not `&s[i].x`, an address (atomicAdd's
+  // operand), which stays the element's bounds-checked member.
+  if (last != elem_last && !is_punct(prev(first), "&")) {
+    marks.open = std::string("::course_cpu::check::member<::course_cpu::check::Use::") + use +
+                 ">(::course_cpu::check::for_member(";
+    marks.close = ")";
+    marks.tail = ", COURSE_CPU_MEMBER_OF(" + text(next(elem_last), last + 1, true) + "))";
+  } else if (std::string_view(use) != "any") {
+    marks.open = std::string("::course_cpu::check::for_") + use + "(";
+    marks.close = ")";
+  }
+  return marks;
 }
 
 bool Rewriter::checked_subscript(std::size_t k, const Function& fn, const std::set<std::string>& local) const {

@@ -210,6 +210,17 @@ class Rewriter {
   // The token after `last` is `=` (an assignment, not `==`) and the one before `first` no `&`: the proxy from `first`
   // to `last` is stored to.
   bool assigned(std::size_t first, std::size_t last) const;
+  // Tokens [first, last] are the whole right-hand side of `=` (`v = s[i];`, `float4 v = s[i], w;`), not the
+  // initializer of a reference: the element is read as a whole.
+  bool loaded(std::size_t first, std::size_t last) const;
+  // The edits that mark how the checked chain [first, last] is used (Use in course_cpu/check_element.h): `open` goes
+  // before its root, `close` right after the root, and its member path, if any (after its last subscript,
+  // elem_last), is replaced by `tail` (`, COURSE_CPU_MEMBER_OF(.pos.x))`). A chain wrapped in value() or
+  // element_ref() is marked only by its member path. Push `open` before the root's own edits, `close` after them.
+  struct ChainMarks {
+    std::string open, close, tail;
+  };
+  ChainMarks chain_marks(std::size_t first, std::size_t elem_last, std::size_t last, bool wrapped) const;
   // `p->member` at token k (p a checked pointer, not an `auto` local): `root(p, SITE)[0].member`.
   bool arrow_at(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
   void signed_terms(const Deref& d);
@@ -234,6 +245,11 @@ class Rewriter {
   // If an element proxy starts at token k (a checked subscript chain, or a proxy reference), its last token.
   bool proxy_at(std::size_t k, const Function& fn, const std::set<std::string>& local, std::size_t* last) const;
   // The last `]` of the subscripts `[..][..]` that start right after token k.
+  std::size_t subscripts_end(std::size_t k) const;
+  // After a chain's last `]`: the last token of a member path `.pos.x` that is neither called nor subscripted nor
+  // followed by `->` (a method, a member array, a pointer member's target keep today's element reference), or npos.
+  std::size_t member_path_end(std::size_t last) const;
+  // The last token of the checked chain whose subscripts start right after token k: its member path's, or its `]`.
   std::size_t chain_end(std::size_t k) const;
   // Tokens [first, last] (with any parentheses around them) are the 2nd or 3rd operand of `?:`, or an argument of
   // printf: places where C++ would not read a proxy as its element's value (`c ? s[i] : 0` is an int).

@@ -14,10 +14,29 @@
 
 namespace course_rewrite {
 
-std::size_t Rewriter::chain_end(std::size_t k) const {
+std::size_t Rewriter::subscripts_end(std::size_t k) const {
   std::size_t last = k;
   for (std::size_t q = next(k); is_punct(q, "["); q = next(last)) last = match(q);
   return last;
+}
+
+std::size_t Rewriter::member_path_end(std::size_t last) const {
+  std::size_t end = npos;
+  for (std::size_t q = next(last); is_punct(q, ".") && is_ident(next(q)); q = next(next(q))) {
+    const std::string_view name = toks_[next(q)].text;
+    if (name == "template" || name == "operator") return npos;
+    end = next(q);
+  }
+  if (end == npos) return npos;
+  const std::size_t after = next(end);
+  if (is_punct(after, "(") || is_punct(after, "[") || is_punct(after, "->") || is_punct(after, "<")) return npos;
+  return end;
+}
+
+std::size_t Rewriter::chain_end(std::size_t k) const {
+  const std::size_t last = subscripts_end(k);
+  const std::size_t member = member_path_end(last);
+  return member == npos ? last : member;
 }
 
 bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::string>& local,

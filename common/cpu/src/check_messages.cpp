@@ -18,6 +18,7 @@ std::string element_text(const check::AccessInfo& info) {
   s << info.site->var;
   if (info.site->scalar) return s.str();  // `total`, not `total[0]`
   for (int d = 0; d < std::min<int>(info.ndims, check::kMaxDims); ++d) s << '[' << info.index[d] << ']';
+  if (info.member != nullptr) s << info.member;  // s[3].x
   return s.str();
 }
 

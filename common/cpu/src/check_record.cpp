@@ -76,6 +76,19 @@ bool stores_nothing(const check::AccessInfo& info, const Region& region, std::si
   return true;
 }
 
+// True if a word of [first, last] was written in this block (seen or not): a struct read as a whole then reads no
+// uninitialized data that matters (its padding, a member never stored to, are copied without being used).
+bool partly_written(const CheckState& c, const Region& region, std::size_t first, std::size_t last) {
+  for (std::size_t i = first; i <= last && i < region.words.size(); ++i) {
+    const check::Shadow& s = region.words[i];
+    const std::uintptr_t word = region.begin + 4 * i;
+    if (s.w_epoch >= c.hot.block_first_epoch || s.unseen_epoch >= c.hot.block_first_epoch ||
+        !still_filled(reinterpret_cast<const unsigned char*>(word), std::min<std::uintptr_t>(4, region.end - word)))
+      return true;
+  }
+  return false;
+}
+
 // Race, uninitialized-read and bookkeeping for one shared word; `filled`: its
 // bytes still hold the block's initial fill.
 void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::AccessInfo& info, bool read, bool write,
@@ -238,7 +251,7 @@ bool record(const AccessInfo& info, Access kind) {
     note_banks(c.hot, id, t->linear, first, last, false, true);
     return true;
   }
-  bool reported_uninit = false;
+  bool reported_uninit = info.whole && read && partly_written(c, *region, first, last);
   for (std::size_t i = first; i <= last && i < region->words.size(); ++i) {
     const std::uintptr_t word = region->begin + 4 * i;
     const std::size_t bytes = std::min<std::uintptr_t>(4, region->end - word);

@@ -1,4 +1,4 @@
-// Host entry points of the self-test kernels (kernels_basic.cu, kernels_bugs.cu).
+// Host entry points of the self-test kernels (kernels_basic.cu, kernels_bugs.cu, kernels_members.cu).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -44,3 +44,4 @@ cudaError_t run_declarator_forms(int mode, const float* in, float* out);
 cudaError_t run_row_pointer(int column, float* out);
 cudaError_t run_dereference_forms(int mode, const float* in, float* out);
 cudaError_t run_whole_stores(int mode, float* out);
+cudaError_t run_member_forms(int mode, float* out);

@@ -150,7 +150,11 @@ __global__ void bankWide(float* out) {
   const float4 a = s4[lane];      // @bank-wide-1
   const float4 b = s4[2 * lane];  // @bank-wide-2
   float acc = a.x + a.w + b.y;
-  if (lane < 16) acc += s4[lane + 16].z;  // @bank-wide-half
+  if (lane < 16) {
+    const float4 c = s4[lane + 16];  // @bank-wide-half
+    acc += c.z;
+  }
+  acc += s4[lane].z;  // @bank-wide-member
   out[lane] = acc;
 }
 

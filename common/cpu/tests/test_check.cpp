@@ -176,7 +176,8 @@ TEST(CheckMode, BankConflictsOfMixedAndPartialRequests) {
 }
 
 // A request of 16-byte elements takes at least one wavefront per 128 bytes: its degree is its wavefronts over that
-// least number, so a conflict-free float4 load is 1-way in 4 wavefronts.
+// least number, so a conflict-free float4 load is 1-way in 4 wavefronts. One member of each float4 (`s4[lane].z`) is
+// a 4-byte request at a stride of 16 bytes, as nvcc loads a lone member: 4-way.
 TEST(CheckMode, BankConflictsOfWideRequests) {
   course_cpu::take_bank_conflicts();
   DeviceBuffer<float> out(32);
@@ -187,7 +188,8 @@ TEST(CheckMode, BankConflictsOfWideRequests) {
     std::uint64_t wavefronts;
     int degree;
   };
-  for (const Case& c : {Case{"@bank-wide-1", 4, 1}, Case{"@bank-wide-2", 8, 2}, Case{"@bank-wide-half", 2, 1}}) {
+  for (const Case& c : {Case{"@bank-wide-1", 4, 1}, Case{"@bank-wide-2", 8, 2}, Case{"@bank-wide-half", 2, 1},
+                        Case{"@bank-wide-member", 4, 4}}) {
     const auto* l = find_line(report, line_of("kernels_basic.cu", c.marker), false);
     ASSERT_NE(l, nullptr) << c.marker;
     EXPECT_EQ(l->requests, 1u) << c.marker;

@@ -3,31 +3,17 @@
 // tests of its output: test_rewriter_compile.cpp).
 #include "../rewrite/rewriter.h"
 #include "../rewrite/tokenizer.h"
+#include "rewriter_test_util.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <string>
 
 using course_rewrite::Mode;
 using course_rewrite::rewrite;
-
-namespace {
-
-// The rewritten body (after the #line directive).
-std::string body(const std::string& src, Mode mode = Mode::fast) {
-  const std::string out = rewrite(src, "/abs/lab.cu", mode);
-  const std::string marker = "#line 1 \"/abs/lab.cu\"\n";
-  const auto at = out.find(marker);
-  EXPECT_NE(at, std::string::npos);
-  return out.substr(at + marker.size());
-}
-
-int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-}  // namespace
+using rewriter_test::body;
+using rewriter_test::contains;
+using rewriter_test::lines;
 
 TEST(Tokenizer, RoundTripsEveryByte) {
   const std::string src =
@@ -111,9 +97,10 @@ TEST(Rewriter, AutoFromACheckedSubscriptIsAValue) {
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
-  EXPECT_TRUE(contains(out,
-                       "auto v = ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0] + 1), "
-                       "w = ::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[n]);"))
+  EXPECT_TRUE(
+      contains(out,
+               "auto v = ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0] + 1), "
+               "w = ::course_cpu::check::value(::course_cpu::check::for_load(COURSE_CHECKED(p, __LINE__))[n]);"))
       << out;
   EXPECT_TRUE(contains(out, "const auto c = ::course_cpu::check::value((COURSE_CHECKED(s, __LINE__)[1]));")) << out;
   EXPECT_TRUE(contains(out, "const auto& r = COURSE_CHECKED(s, __LINE__)[2];")) << out;
@@ -191,7 +178,9 @@ TEST(Rewriter, SharedScalarsOfArithmeticTypesAreChecked) {
   EXPECT_EQ(lines(out), lines(src));
   EXPECT_TRUE(contains(out, "::course_cpu::check::declare_shared(total);")) << out;
   EXPECT_TRUE(contains(out, "::course_cpu::check::declare_shared(flag);")) << out;
-  EXPECT_TRUE(contains(out, "if (n == 0) COURSE_CHECKED_SCALAR(total, __LINE__) = COURSE_CHECKED(p, __LINE__)[0];"))
+  EXPECT_TRUE(contains(out,
+                       "if (n == 0) COURSE_CHECKED_SCALAR(total, __LINE__) = "
+                       "::course_cpu::check::for_load(COURSE_CHECKED(p, __LINE__))[0];"))
       << out;
   EXPECT_TRUE(contains(out, "atomicAdd(&COURSE_CHECKED_SCALAR(flag, __LINE__), 1u);")) << out;
   EXPECT_TRUE(contains(out, "auto t = ::course_cpu::check::value(COURSE_CHECKED_SCALAR(total, __LINE__));")) << out;
@@ -223,14 +212,15 @@ TEST(Rewriter, LaterDeclaratorsAutoLocalsAndCastsInPlaceAreChecked) {
                        "n = 2, ::course_cpu::check::for_store(::course_cpu::check::root(p, [] { static constinit "
                        "::course_cpu::check::Site site{\"p\", __FILE__, __LINE__, 0}; return &site; }()))[0] = 3;"))
       << out;  // an expression (a dereference), not a declaration
-  EXPECT_TRUE(contains(out,
-                       "::course_cpu::check::root(reinterpret_cast<float4*>(p), [] { static constinit "
-                       "::course_cpu::check::Site site{\"reinterpret_cast<float4*>(p)\", __FILE__, __LINE__, 0, "
-                       "true}; return &site; }())[n]"))
+  EXPECT_TRUE(
+      contains(out,
+               "float4 v = ::course_cpu::check::for_load(::course_cpu::check::root(reinterpret_cast<float4*>(p), "
+               "[] { static constinit ::course_cpu::check::Site site{\"reinterpret_cast<float4*>(p)\", "
+               "__FILE__, __LINE__, 0, true}; return &site; }()))[n]"))
       << out;
   EXPECT_TRUE(contains(out,
-                       "auto w = ::course_cpu::check::value(::course_cpu::check::root(reinterpret_cast<const "
-                       "float*>(p)"))
+                       "auto w = ::course_cpu::check::value(::course_cpu::check::for_load(::course_cpu::check::root("
+                       "reinterpret_cast<const float*>(p)"))
       << out;
   EXPECT_FALSE(contains(body(src), "COURSE_CHECKED"));  // fast mode: plain subscripts
 }
@@ -272,8 +262,11 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
   EXPECT_TRUE(contains(out, "float4 v = ::course_cpu::check::root(reinterpret_cast<const float4*>(q + 4 * n), " +
                                 site("reinterpret_cast<const float4*>(q + 4 * n)", true) + ")[0];"))
       << out;
-  EXPECT_TRUE(contains(
-      out, "float w = ::course_cpu::check::root(((const float4*)q), " + site("((const float4*)q)", true) + ")[n].x;"))
+  EXPECT_TRUE(
+      contains(out,
+               "float w = ::course_cpu::check::member<::course_cpu::check::Use::load>(::course_cpu::check::for_member("
+               "::course_cpu::check::root(((const float4*)q), " +
+                   site("((const float4*)q)", true) + "))[n], COURSE_CPU_MEMBER_OF(.x));"))
       << out;
   EXPECT_TRUE(contains(out, "float (*rows)[4] = reinterpret_cast<float (*)[4]>(p);")) << out;
   EXPECT_TRUE(contains(out, "float z = sizeof(float) * n, t = x * y, r = *(n > 2 ? q : b);")) << out;
@@ -685,7 +678,9 @@ TEST(Rewriter, ASharedArrayDeclaredAgainInAnInnerBlockIsLeftUnchecked) {
       "  for (int i = 0; i < 2; ++i) { float buf[4]; buf[3] = 1; out[i] = buf[3]; }\n"
       "}\n";
   const std::string out = body(src, Mode::check);
-  EXPECT_TRUE(contains(out, "  buf[threadIdx.x] = COURSE_CHECKED(tile, __LINE__)[threadIdx.x];")) << out;
+  EXPECT_TRUE(
+      contains(out, "  buf[threadIdx.x] = ::course_cpu::check::for_load(COURSE_CHECKED(tile, __LINE__))[threadIdx.x];"))
+      << out;
   EXPECT_TRUE(contains(
       out, "{ float buf[4]; buf[3] = 1; ::course_cpu::check::for_store(COURSE_CHECKED(out, __LINE__))[i] = buf[3]; }"))
       << out;
@@ -707,15 +702,15 @@ TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
   EXPECT_EQ(lines(out), lines(src));
   EXPECT_TRUE(contains(out,
                        "::course_cpu::check::for_store(COURSE_CHECKED(As, __LINE__))[threadIdx.y][threadIdx.x] = "
-                       "COURSE_CHECKED(a, __LINE__)[n];"))
+                       "::course_cpu::check::for_load(COURSE_CHECKED(a, __LINE__))[n];"))
       << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED(dyn, __LINE__)[1] += COURSE_CHECKED(As, __LINE__)[0][sizeof(As[0]) / 4];"))
       << out;
   EXPECT_TRUE(contains(out,
                        "::course_cpu::check::for_store(COURSE_CHECKED(out, __LINE__))[0] = s.v[1] + "
-                       "::course_cpu::check::root(reinterpret_cast<"
-                       "const float4*>(a), "))
-      << out;  // a cast subscripted in place: checked like a local pointer
+                       "::course_cpu::check::member<::course_cpu::check::Use::any>(::course_cpu::check::for_member("
+                       "::course_cpu::check::root(reinterpret_cast<const float4*>(a), "))
+      << out;  // a cast subscripted in place: checked like a local pointer; its member as a member access
   EXPECT_TRUE(contains(out, "float* p = &COURSE_CHECKED(As, __LINE__)[0][0];")) << out;
   EXPECT_TRUE(contains(out, "static thread_local float As[TILE][TILE + 1]; ::course_cpu::check::declare_shared(As);"))
       << out;
@@ -741,7 +736,9 @@ TEST(Rewriter, CheckModeInstrumentsLocalPointerVariables) {
   EXPECT_TRUE(contains(out,
                        "::course_cpu::check::for_store(COURSE_CHECKED_LOCAL(As, __LINE__))[0] = "
                        "COURSE_CHECKED_LOCAL(Bs, __LINE__)[1] + "
-                       "COURSE_CHECKED_LOCAL(in4, __LINE__)[0].x + COURSE_CHECKED_LOCAL(T, __LINE__)[1][2] + x;"))
+                       "::course_cpu::check::member<::course_cpu::check::Use::any>(::course_cpu::check::for_member("
+                       "COURSE_CHECKED_LOCAL(in4, __LINE__))[0], COURSE_CPU_MEMBER_OF(.x)) + "
+                       "COURSE_CHECKED_LOCAL(T, __LINE__)[1][2] + x;"))
       << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED(out, __LINE__)[0] += COURSE_CHECKED_LOCAL(row, __LINE__)[1];")) << out;
   EXPECT_TRUE(contains(out, "float x = r * n; x = x * COURSE_CHECKED(out, __LINE__)[0];")) << out;

@@ -1,6 +1,7 @@
 // Compile tests of course-rewrite: its output, with the CPU backend's headers, compiled by the real compiler in both
 // modes (idioms of public CUDA code; errors that point at the student's line; the marker of what the backend lacks).
 #include "../rewrite/rewriter.h"
+#include "rewriter_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +12,7 @@
 using course_rewrite::Mode;
 using course_rewrite::rewrite;
 
-namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-}  // namespace
+using rewriter_test::contains;
 
 // Compiles rewritten code with the real compiler.
 namespace {
@@ -185,6 +184,9 @@ TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
       {"grid.cu",
        "#include <cooperative_groups.h>\n"
        "__global__ void k() { auto g = cooperative_groups::this_grid(); g.sync(); }\n"},
+      {"bit_field_member.cu",  // check mode (the second case): a member access's address; a bit-field has none
+       "struct Flags { unsigned ready : 1; unsigned count : 7; };\n"
+       "__global__ void k() { __shared__ Flags f[32]; f[threadIdx.x].count = 3; }\n"},
       {"coalesced_partition.cu",
        "#include <cooperative_groups.h>\n"
        "__global__ void k() { auto g = cooperative_groups::coalesced_threads(); auto t = "

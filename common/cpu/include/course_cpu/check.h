@@ -35,7 +35,7 @@ namespace course_cpu::check {
 
 // A (sub)array of a static __shared__ array Root: Sub is T[N] (possibly
 // T[N][M]...), reached by the first D subscripts.
-template <class Root, class Sub, int D, bool Store = false>
+template <class Root, class Sub, int D, Use U = Use::any>
 class ArrayView {
   using Elem = std::remove_extent_t<Sub>;
   static constexpr std::size_t kExtent = std::extent_v<Sub>;
@@ -54,8 +54,11 @@ class ArrayView {
   // Non-subscript uses of a row (As[i] passed on) decay like the array would; `auto* row = As[i]` deduces that
   // pointer, `&As[i]` is a pointer to the row and `for (float x : As[i])` walks it (unchecked, like a pointer).
   using course_cpu_pointer_type = Elem*;
-  // The chain as the target of `=` (for_store()).
-  ArrayView<Root, Sub, D, true> course_cpu_for_store() const { return {loc_, first_}; }
+  // The chain with its element's use marked (for_store(), for_load(), for_member()).
+  template <Use V>
+  ArrayView<Root, Sub, D, V> course_cpu_for_use() const {
+    return {loc_, first_};
+  }
   operator Elem*() const { return first_; }
   Sub* operator&() const { return reinterpret_cast<Sub*>(first_); }
   Elem* begin() const { return first_; }
@@ -84,9 +87,9 @@ class ArrayView {
     Elem* e = reinterpret_cast<Elem*>(reinterpret_cast<std::uintptr_t>(first_) +
                                       static_cast<std::uintptr_t>(idx) * sizeof(Elem));
     if constexpr (std::is_array_v<Elem>) {
-      return ArrayView<Root, Elem, D + 1, Store>(next, reinterpret_cast<std::remove_extent_t<Elem>*>(e));
+      return ArrayView<Root, Elem, D + 1, U>(next, reinterpret_cast<std::remove_extent_t<Elem>*>(e));
     } else {
-      return element<Store>(next, e);
+      return element<U>(next, e);
     }
   }
 
@@ -97,7 +100,7 @@ class ArrayView {
 // A pointer (parameter, extern __shared__ array, local pointer variable): one subscript. A pointer to an array
 // (`float (*As)[33]`) takes one subscript per dimension; each access is then checked as the element at the
 // flattened index `offset` + i from the pointer (As[1][2] is element 35 of As).
-template <class T, bool Store = false>
+template <class T, Use U = Use::any>
 class PointerView {
  public:
   PointerView(const Site* site, T* base, long long offset = 0) : site_(site), base_(base), offset_(offset) {}
@@ -109,7 +112,10 @@ class PointerView {
       return at(i);
   }
   using course_cpu_pointer_type = T*;
-  PointerView<T, true> course_cpu_for_store() const { return {site_, base_, offset_}; }
+  template <Use V>
+  PointerView<T, V> course_cpu_for_use() const {
+    return {site_, base_, offset_};
+  }
   // Non-subscript uses of a row (As[i] passed on) decay like the row would.
   operator T*() const {
     return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) +
@@ -123,14 +129,13 @@ class PointerView {
     const long long idx = offset_ + static_cast<long long>(i);
     if constexpr (std::is_array_v<T>) {
       using Row = std::remove_extent_t<T>;
-      return PointerView<Row, Store>(site_, reinterpret_cast<Row*>(base_),
-                                     idx * static_cast<long long>(std::extent_v<T>));
+      return PointerView<Row, U>(site_, reinterpret_cast<Row*>(base_), idx * static_cast<long long>(std::extent_v<T>));
     } else {
       T* e =
           reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(base_) + static_cast<std::uintptr_t>(idx) * sizeof(T));
       if (reinterpret_cast<std::uintptr_t>(e) % alignof(T) != 0) [[unlikely]]
         misaligned(site_, untyped(e), alignof(T), idx);
-      return element<Store>(PointerLoc<T>{site_, base_, idx}, e);
+      return element<U>(PointerLoc<T>{site_, base_, idx}, e);
     }
   }
 
@@ -139,23 +144,47 @@ class PointerView {
   long long offset_;
 };
 
+// course-rewrite wraps a chain's root in one of these where it sees how the element is used (Use, check_element.h):
+// `s[i] = v;` for_store(s)[i], `v = s[i];` for_load(s)[i], `s[i].x` for_member(s)[i]. A struct or vector element is
+// then a WholeStore, a checked whole read, or a MemberOf; an arithmetic element is the same proxy either way. Other
+// roots (an `auto` local's own object) are left as they are.
+template <Use U, class X>
+decltype(auto) for_use(X&& x) {
+  if constexpr (requires { x.template course_cpu_for_use<U>(); })
+    return x.template course_cpu_for_use<U>();
+  else
+    return static_cast<X&&>(x);
+}
+template <class X>
+decltype(auto) for_store(X&& x) {
+  return for_use<Use::store>(static_cast<X&&>(x));
+}
+template <class X>
+decltype(auto) for_load(X&& x) {
+  return for_use<Use::load>(static_cast<X&&>(x));
+}
+template <class X>
+decltype(auto) for_member(X&& x) {
+  return for_use<Use::member>(static_cast<X&&>(x));
+}
+
+// The member path of a checked member access (member() in check_element.h): the member's address from the element,
+// and the path's text. Where the address cannot be taken (a bit-field) `address` is not callable (the return type
+// names &member, so the call does not deduce).
+template <class F>
+struct MemberPath {
+  F address;
+  const char* path;
+};
+template <class F>
+MemberPath(F, const char*) -> MemberPath<F>;
+
 // `auto v = s[i];` is rewritten to `auto v = ::course_cpu::check::value(s[i]);`:
 // an element proxy becomes its value (a read), as `auto` copies the element
 // in CUDA, and a row of a 2D array (`auto row = tile[t];`) its pointer, as the
 // array decays; anything else is passed on as `auto` would copy it.
 // constexpr, so a macro's operand wrapped in it (`#define MAX(a, b) ...`) still makes a constant expression
 // (`__shared__ float s[MAX(BS, 32)];`, `constexpr int pad = MAX(BS / 16, 1);`).
-// `chain = value;` (course-rewrite wraps the chain's root): a chain whose element is a struct or vector type then
-// ends in a WholeStore (check_element.h), which checks the assignment as a write of the whole element; other roots
-// (an `auto` local's own object) are left as they are.
-template <class X>
-decltype(auto) for_store(X&& x) {
-  if constexpr (requires { x.course_cpu_for_store(); })
-    return x.course_cpu_for_store();
-  else
-    return static_cast<X&&>(x);
-}
-
 template <class X>
 constexpr auto value(X&& x) {
   if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_value_type; })
@@ -280,5 +309,13 @@ inline decltype(auto) deref_auto(X& x, const Site* site, long long offset) {
 #define COURSE_CHECKED_DEVICE_PARAM(name, line) \
   ::course_cpu::check::root(name, COURSE_CPU_SITE_DEVICE_PARAM(name, line))
 #define COURSE_CHECKED_AUTO(name, line) ::course_cpu::check::root_or_self(name, COURSE_CPU_SITE_LOCAL(name, line))
+// `s[i].pos.x` is `member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x))`.
+#define COURSE_CPU_MEMBER_OF(path)                                                                     \
+  ::course_cpu::check::MemberPath {                                                                    \
+    [](auto& course_e_) -> std::add_pointer_t<decltype(((void)&(course_e_ path), (course_e_ path)))> { \
+      return __builtin_addressof(course_e_ path);                                                      \
+    },                                                                                                 \
+        #path                                                                                          \
+  }
 // Every use of a __shared__ scalar `name` of an arithmetic type.
 #define COURSE_CHECKED_SCALAR(name, line) ::course_cpu::check::scalar(name, COURSE_CPU_SITE_SCALAR(name, line))

@@ -57,6 +57,10 @@ struct AccessInfo {
   signed char bad_dim;           // first subscript outside its extent, or -1
   long long index[kMaxDims];     // subscript values
   const void* stored = nullptr;  // a plain store's new value (elem_size bytes), else null
+  const char* member = nullptr;  // a member access's path (".pos.x"), named after the element in messages
+  // A struct or vector element read as a whole (copied): its padding and members never stored to are copied too,
+  // harmlessly, so it is an uninitialized read only where none of its words was written.
+  bool whole = false;
 };
 
 // The slow path: checks and records one access and reports what is wrong;

@@ -6,6 +6,7 @@
 
 #include <course_cpu/check_access.h>
 #include <course_cpu/check_fast_path.h>
+#include <course_cpu/unsupported.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -222,25 +223,88 @@ class WholeStore {
   T* p_;
 };
 
-// The element of a subscript chain: arithmetic types get a tracking proxy;
-// class types (float4, structs) a plain reference, so member access `s[i].x`
-// keeps compiling. Through a pointer to const (`const float4* v = ...; v[i]`)
-// the access can only be a read, and is checked as one (race, uninitialised
-// read, a pending asynchronous copy); otherwise it is bounds-checked only,
-// unless the chain is the target of `=` (Store: for_store() in check.h),
-// where it is a WholeStore.
-template <bool Store = false, class T, class Loc>
+// How a checked chain's element is used, as course-rewrite marks the chain's root (for_store(), for_load(),
+// for_member() in check.h; only the rewriter sees the use, only the compiler the element's type):
+//   any     anything else (passed on, bound to a reference, its address taken, a method called)
+//   store   the target of `=`                           `s[i] = v;`
+//   load    the whole right-hand side of `=`            `float4 v = s[i];`, `s[t] = s[t + 16];`
+//   member  followed by a member access                 `s[i].x`, `s[i].pos.y = 0;` (member() below)
+enum class Use : unsigned char { any, store, load, member };
+
+// Where a member of an element is: the element's place, and the member's path for messages (`s[3].x`).
+template <class Loc>
+struct MemberLoc {
+  Loc loc;
+  const char* path;
+
+  template <std::size_t Size>
+  COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
+    return loc.template fast<Size>(p, kind);
+  }
+  AccessInfo info(const void* p, std::size_t elem_size) const {
+    AccessInfo i = loc.info(p, elem_size);
+    i.member = path;
+    return i;
+  }
+};
+
+// A struct or vector element whose member is accessed next (Use::member): member() checks the member.
+template <class T, class Loc>
+struct MemberOf {
+  Loc loc;
+  T* p;
+};
+
+// The slow path of a whole struct or vector element read or bound (Access::none).
+template <class Loc>
+[[gnu::noinline, gnu::cold]] bool whole_slow(const Loc& loc, const void* p, std::size_t size, Access kind) {
+  AccessInfo info = loc.info(p, size);
+  info.whole = true;
+  return record(info, kind);
+}
+
+// The element of a subscript chain: arithmetic types (and pointers) get a tracking proxy; a struct, vector or array
+// (a member array) a plain reference, so that member access and method calls keep compiling. The reference is
+// checked as a read where it can only be read: through a pointer to const, or as the whole right-hand side of `=`
+// (Use::load); as a write where it is the target of `=` (Use::store: a WholeStore); anything else (a reference bound
+// to it, a method called) is bounds-checked only. A member access (Use::member) is checked by member().
+template <Use U = Use::any, class T, class Loc>
 inline decltype(auto) element(const Loc& loc, T* p) {
-  constexpr bool kClass = std::is_class_v<T> || std::is_union_v<T>;
-  if constexpr (kClass && Store && !std::is_const_v<T>) {
+  constexpr bool kWhole = std::is_class_v<T> || std::is_union_v<T> || std::is_array_v<T>;
+  if constexpr (kWhole && U == Use::member) {
+    return MemberOf<T, Loc>{loc, p};
+  } else if constexpr (kWhole && U == Use::store && !std::is_const_v<T> && !std::is_array_v<T>) {
     return WholeStore<T, Loc>(loc, p);
-  } else if constexpr (kClass) {
-    constexpr Access kind = std::is_const_v<T> ? Access::read : Access::none;
-    const bool ok = loc.template fast<sizeof(T)>(untyped(p), kind) || record(loc.info(untyped(p), sizeof(T)), kind);
+  } else if constexpr (kWhole) {
+    constexpr Access kind = std::is_const_v<T> || U == Use::load ? Access::read : Access::none;
+    const bool ok = loc.template fast<sizeof(T)>(untyped(p), kind) || whole_slow(loc, untyped(p), sizeof(T), kind);
     T* q = ok ? p : static_cast<T*>(scratch(sizeof(T)));
     return *q;
   } else {
     return ElemRef<T, Loc>(loc, p);
+  }
+}
+
+// `s[i].pos.x` is rewritten to `member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x))`: the macro (check.h) is a
+// function from the element to the member's address and its path. The member is then checked as an element of its
+// own type at its own address, named `s[i].pos.x`: an arithmetic member is a proxy (a read, a write, `+=`, ...), a
+// struct member read, stored or bound like a struct element (U is the member's use). Anything that is not a checked
+// element (an object with its own operator[]) has its member taken as written.
+template <Use U, class X, class F>
+inline decltype(auto) member(X&& x, const F& of) {
+  if constexpr (requires {
+                  x.loc;
+                  x.p;
+                }) {
+    using T = std::remove_pointer_t<decltype(x.p)>;
+    if constexpr (!requires { of.address(*x.p); }) {
+      static_assert(unsupported<T>, COURSE_CPU_UNSUPPORTED("check mode does not check bit-field members"));
+    } else {
+      auto* m = of.address(*x.p);
+      return element<U>(MemberLoc<std::remove_cvref_t<decltype(x.loc)>>{x.loc, of.path}, m);
+    }
+  } else {
+    return *of.address(x);
   }
 }
 

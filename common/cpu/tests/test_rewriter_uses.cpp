@@ -1,0 +1,98 @@
+// Unit tests of course-rewrite: how a checked chain's element is used, as the marks on its root tell the runtime
+// (Use in course_cpu/check_element.h): the target of `=`, the whole right-hand side of `=`, a member access.
+#include "rewriter_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using course_rewrite::Mode;
+using rewriter_test::body;
+using rewriter_test::contains;
+using rewriter_test::lines;
+
+namespace {
+const std::string kMember = "::course_cpu::check::member<::course_cpu::check::Use::";
+const std::string kForMember = "(::course_cpu::check::for_member(";
+}  // namespace
+
+// `s[i].x` (a member, or a path of members) becomes member<U>(for_member(ROOT)[i], COURSE_CPU_MEMBER_OF(.x)), with U
+// the member's own use: stored to, read as the whole right-hand side, anything else.
+TEST(RewriterUses, MemberAccessesAreMarkedWithTheirUse) {
+  const std::string src =
+      "struct Item { float x; float3 pos; };\n"
+      "__global__ void k(Item* g, int n) {\n"
+      "  __shared__ Item s[32];\n"
+      "  s[n].x = 1.0f;\n"
+      "  float a = s[n].pos.y;\n"
+      "  g[n].pos = s[n + 1].pos;\n"
+      "  a += s[n].x * 2;\n"
+      "  reinterpret_cast<float2*>(g)[n].y = a;\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(
+      out, kMember + "store>" + kForMember + "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x)) = 1.0f;"))
+      << out;
+  EXPECT_TRUE(contains(out, "float a = " + kMember + "load>" + kForMember +
+                                "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.pos.y));"))
+      << out;
+  EXPECT_TRUE(contains(out, kMember + "store>" + kForMember + "COURSE_CHECKED(g, __LINE__))[n], " +
+                                "COURSE_CPU_MEMBER_OF(.pos)) = " + kMember + "load>" + kForMember +
+                                "COURSE_CHECKED(s, __LINE__))[n + 1], COURSE_CPU_MEMBER_OF(.pos));"))
+      << out;
+  EXPECT_TRUE(contains(
+      out, "a += " + kMember + "any>" + kForMember + "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x)) * 2;"))
+      << out;
+  EXPECT_TRUE(contains(out, kMember + "store>" + kForMember + "::course_cpu::check::root(reinterpret_cast<float2*>(g)"))
+      << out;
+  EXPECT_TRUE(contains(out, "[n], COURSE_CPU_MEMBER_OF(.y)) = a;")) << out;
+  EXPECT_FALSE(contains(body(src), "COURSE_CPU_MEMBER_OF"));  // fast mode: plain members
+}
+
+// A method call, a member array's subscript, a pointer member's target, a member's address (atomicAdd's operand) and
+// a member template keep the element's plain reference: bounds-checked, as before.
+TEST(RewriterUses, MembersThatAreNoElementsKeepThePlainReference) {
+  const std::string src =
+      "__global__ void k(Item* g, int n) {\n"
+      "  __shared__ Item s[32];\n"
+      "  s[n].reset(1);\n"
+      "  s[n].bins[2] = 0;\n"
+      "  s[n].next->x = 0;\n"
+      "  atomicAdd(&s[n].count, 1);\n"
+      "  float v = s[n].template get<0>();\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_FALSE(contains(out, "COURSE_CPU_MEMBER_OF")) << out;
+  EXPECT_FALSE(contains(out, "for_member")) << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED(s, __LINE__)[n].reset(1);")) << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED(s, __LINE__)[n].bins[2] = 0;")) << out;
+  EXPECT_TRUE(contains(out, "atomicAdd(&COURSE_CHECKED(s, __LINE__)[n].count, 1);")) << out;
+}
+
+// The whole right-hand side of `=` is read as a whole (for_load); a reference's initializer is not (it reads nothing),
+// nor an operand of a larger expression.
+TEST(RewriterUses, WholeRightHandSidesAreLoads) {
+  const std::string src =
+      "__global__ void k(Item* g, int n) {\n"
+      "  __shared__ Item s[32];\n"
+      "  Item c = s[n], d = g[n];\n"
+      "  s[n] = s[n + 1];\n"
+      "  Item& r = s[n];\n"
+      "  const Item&& rr = g[n];\n"
+      "  float f = -g[n].x;\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out,
+                       "Item c = ::course_cpu::check::for_load(COURSE_CHECKED(s, __LINE__))[n], d = "
+                       "::course_cpu::check::for_load(COURSE_CHECKED(g, __LINE__))[n];"))
+      << out;
+  EXPECT_TRUE(contains(out,
+                       "::course_cpu::check::for_store(COURSE_CHECKED(s, __LINE__))[n] = "
+                       "::course_cpu::check::for_load(COURSE_CHECKED(s, __LINE__))[n + 1];"))
+      << out;
+  EXPECT_TRUE(contains(out, "auto&& r = COURSE_CHECKED(s, __LINE__)[n];")) << out;  // a proxy where s[n] is one
+  EXPECT_TRUE(contains(out, "const Item&& rr = COURSE_CHECKED(g, __LINE__)[n];")) << out;
+  EXPECT_TRUE(contains(out, "float f = -" + kMember + "any>")) << out;
+}
