@@ -72,9 +72,21 @@ void Rewriter::instrument() {
         decay_auto_initializers(k, fn, local);
         continue;
       }
-      if (arrow_at(k, fn, local)) {  // p->x: the element (a class), bounds-checked (a read through const)
-        edits_.push_back({k, k + 1, checked_root(k, fn) + "[0]"});
-        edits_.push_back({next(k), next(k) + 1, "."});
+      if (arrow_at(k, fn, local)) {  // p->x: p[0].x, a member access (chain_marks)
+        std::size_t last = npos;
+        const bool member = proxy_at(k, fn, local, &last);
+        const std::string wrap = member ? proxy_wrapper(k, last) : "";
+        const ChainMarks marks = member ? chain_marks(k, k, last, !wrap.empty()) : ChainMarks{};
+        if (marks.tail.empty()) {  // p->f(), p->bins[i], &p->x: the element (a class), bounds-checked
+          edits_.push_back({k, k + 1, checked_root(k, fn) + "[0]"});
+          edits_.push_back({next(k), next(k) + 1, "."});
+          continue;
+        }
+        if (!wrap.empty()) edits_.push_back({k, k, wrap});
+        edits_.push_back({k, k, marks.open});
+        edits_.push_back({k, k + 1, checked_root(k, fn) + marks.close + "[0]"});
+        edits_.push_back({next(k), last + 1, marks.tail});
+        if (!wrap.empty()) edits_.push_back({last + 1, last + 1, ")"});
         continue;
       }
       std::size_t last = npos;
@@ -132,7 +144,9 @@ Rewriter::ChainMarks Rewriter::chain_marks(std::size_t first, std::size_t elem_l
     marks.open = std::string("::course_cpu::check::member<::course_cpu::check::Use::") + use +
                  ">(::course_cpu::check::for_member(";
     marks.close = ")";
-    marks.tail = ", COURSE_CPU_MEMBER_OF(" + text(next(elem_last), last + 1, true) + "))";
+    std::string path = text(next(elem_last), last + 1, true);
+    if (path.rfind("->", 0) == 0) path = "." + path.substr(2);  // p->x: p[0].x
+    marks.tail = ", COURSE_CPU_MEMBER_OF(" + path + "))";
   } else if (std::string_view(use) != "any") {
     marks.open = std::string("::course_cpu::check::for_") + use + "(";
     marks.close = ")";

@@ -248,7 +248,8 @@ class Rewriter {
   std::size_t subscripts_end(std::size_t k) const;
   // After a chain's last `]`: the last token of a member path `.pos.x` that is neither called nor subscripted nor
   // followed by `->` (a method, a member array, a pointer member's target keep today's element reference), or npos.
-  std::size_t member_path_end(std::size_t last) const;
+  // With first_op "->": the path of `p->x.y` from p.
+  std::size_t member_path_end(std::size_t last, std::string_view first_op = ".") const;
   // The last token of the checked chain whose subscripts start right after token k: its member path's, or its `]`.
   std::size_t chain_end(std::size_t k) const;
   // Tokens [first, last] (with any parentheses around them) are the 2nd or 3rd operand of `?:`, or an argument of

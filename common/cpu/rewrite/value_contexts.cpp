@@ -20,9 +20,9 @@ std::size_t Rewriter::subscripts_end(std::size_t k) const {
   return last;
 }
 
-std::size_t Rewriter::member_path_end(std::size_t last) const {
+std::size_t Rewriter::member_path_end(std::size_t last, std::string_view first_op) const {
   std::size_t end = npos;
-  for (std::size_t q = next(last); is_punct(q, ".") && is_ident(next(q)); q = next(next(q))) {
+  for (std::size_t q = next(last); is_punct(q, end == npos ? first_op : ".") && is_ident(next(q)); q = next(next(q))) {
     const std::string_view name = toks_[next(q)].text;
     if (name == "template" || name == "operator") return npos;
     end = next(q);
@@ -53,6 +53,12 @@ bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::s
   Deref d{};
   if (deref_at(k, fn, local, &d)) {
     *last = d.last;
+    return true;
+  }
+  if (arrow_at(k, fn, local)) {  // p->x.y: a member access like p[0].x.y
+    const std::size_t member = member_path_end(k, "->");
+    if (member == npos) return false;
+    *last = member;
     return true;
   }
   if (!is_ident(k)) return false;

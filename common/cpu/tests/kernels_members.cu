@@ -37,7 +37,7 @@ __global__ void memberForms(float* out, int mode) {
   kv[t].key = static_cast<float>(t);  // @member-store
   if (mode != 2) kv[t].index = 2 * t;
   parts[t].pos.y = static_cast<float>(t);                        // @member-nested-store
-  parts[t].w = 1.0f;                                             // pos.x and pos.z: never stored to
+  parts[t].w = 0.5f;                                             // pos.x and pos.z: never stored to
   reinterpret_cast<float2*>(flat)[t].y = static_cast<float>(t);  // @member-cast-store
   flat[2 * t] = 0.0f;
   if (mode != 0) __syncthreads();
@@ -46,6 +46,8 @@ __global__ void memberForms(float* out, int mode) {
   const Particle p = parts[n];             // @member-whole-read
   sum += p.pos.y * p.w;
   sum += reinterpret_cast<float2*>(flat)[n].y;  // @member-cast-read
+  Particle* q = parts + n;
+  sum += t < 64 ? q->w : 0;  // @member-arrow-read
   if (mode != 0) __syncthreads();
   kv[t].key += 1.0f;
   out[t] = sum + kv[t].key;

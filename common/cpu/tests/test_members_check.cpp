@@ -1,5 +1,5 @@
 // Self-tests of check mode: members of struct and vector elements accessed one at a time (`kv[t].key = ...`,
-// `parts[t].pos.y`, `reinterpret_cast<float2*>(flat)[t].y`) and whole elements read through pointers to non-const
+// `parts[t].pos.y`, `reinterpret_cast<float2*>(flat)[t].y`, `q->w`) and whole elements read through pointers to non-const
 // (`const Particle p = parts[n];`) are checked like any element: races, uninitialized reads named by their member.
 #include "kernels.h"
 #include "test_util.h"
@@ -24,7 +24,7 @@ TEST(CheckMembers, MemberAccessesAndWholeReadsRace) {
   cudaGetLastError();
   const auto racy = of_category(course_cpu::take_diagnostics(), "race");
   for (const char* marker : {"@member-store", "@member-nested-store", "@member-cast-store", "@member-read",
-                             "@member-whole-read", "@member-cast-read"})
+                             "@member-whole-read", "@member-cast-read", "@member-arrow-read"})
     EXPECT_TRUE(reported_at(racy, marker)) << marker << " is not reported";
 
   EXPECT_EQ(run_member_forms(1, out.ptr), cudaSuccess);
@@ -32,7 +32,7 @@ TEST(CheckMembers, MemberAccessesAndWholeReadsRace) {
   const std::vector<float> got = out.get();
   for (int t = 0; t < 32; ++t) {
     const int n = (t + 1) % 32;
-    EXPECT_EQ(got[t], static_cast<float>(5 * n + t + 1)) << t;
+    EXPECT_EQ(got[t], 4.5f * static_cast<float>(n) + static_cast<float>(t) + 1.5f) << t;  // q->w is 0.5, not int 0
   }
 }
 

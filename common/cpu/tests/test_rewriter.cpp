@@ -299,11 +299,15 @@ TEST(Rewriter, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
                                 "))[0] = ::course_cpu::check::root(++p, " + site("p", false) +
                                 ")[0] + ::course_cpu::check::root(s, " + site("s", false) +
                                 ")[0 + static_cast<long long>(2 * n)   - static_cast<long long>(1)] + " +
-                                "::course_cpu::check::root(ps, " + site("ps", false) + ")[0].x;"))
+                                "::course_cpu::check::member<::course_cpu::check::Use::any>(::course_cpu::check::"
+                                "for_member(::course_cpu::check::root(ps, " +
+                                site("ps", false) + "))[0], COURSE_CPU_MEMBER_OF(.x));"))
       << out;
   // `n - s` is no pointer arithmetic of CUDA; an `auto` local may be an iterator; an array cannot step.
   EXPECT_TRUE(contains(out, "float a = *(n - s), b = *it++, c = *s++;")) << out;
-  EXPECT_TRUE(contains(out, "::course_cpu::check::root(d, " + site("d", true) + ")[0].x;")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::check::for_member(::course_cpu::check::root(d, " + site("d", true) +
+                                "))[0], COURSE_CPU_MEMBER_OF(.x));"))
+      << out;  // p->x: a member access of p[0]
 }
 
 TEST(Rewriter, CudaArchInDeviceBodiesHasTheDevicePassValue) {

@@ -50,6 +50,26 @@ TEST(RewriterUses, MemberAccessesAreMarkedWithTheirUse) {
   EXPECT_FALSE(contains(body(src), "COURSE_CPU_MEMBER_OF"));  // fast mode: plain members
 }
 
+// `p->x` is the member access of p[0]: marked the same way, and read as a value where a proxy would not be (`?:`).
+TEST(RewriterUses, ArrowsAreMemberAccesses) {
+  const std::string src =
+      "__global__ void k(Item* g, int n) {\n"
+      "  g->x = 1.0f;\n"
+      "  float a = n ? g->pos.y : 0;\n"
+      "  g->reset();\n"
+      "  atomicAdd(&g->count, 1);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, kMember + "store>" + kForMember + "::course_cpu::check::root(g, ")) << out;
+  EXPECT_TRUE(contains(out, "}()))[0], COURSE_CPU_MEMBER_OF(.x)) = 1.0f;")) << out;
+  EXPECT_TRUE(contains(out, "float a = n ? ::course_cpu::check::value(" + kMember + "any>" + kForMember)) << out;
+  EXPECT_TRUE(contains(out, "}()))[0], COURSE_CPU_MEMBER_OF(.pos.y))) : 0;")) << out;
+  EXPECT_TRUE(contains(out, "}())[0].reset();")) << out;
+  EXPECT_TRUE(contains(out, "atomicAdd(&::course_cpu::check::root(g, ")) << out;
+  EXPECT_TRUE(contains(out, "}())[0].count, 1);")) << out;
+}
+
 // A method call, a member array's subscript, a pointer member's target, a member's address (atomicAdd's operand) and
 // a member template keep the element's plain reference: bounds-checked, as before.
 TEST(RewriterUses, MembersThatAreNoElementsKeepThePlainReference) {
