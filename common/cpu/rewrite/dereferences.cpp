@@ -33,9 +33,11 @@ bool Rewriter::unary_star(std::size_t k, const Function& fn) const {
   if (is_ident(p)) return before_operand.count(toks_[p].text) > 0;
   if (toks_[p].kind != Tok::punct) return false;  // a number or a literal: a multiplication
   const std::string_view t = toks_[p].text;
-  if (t == "*") {  // `x[i] * *p` or `f(x) * *p` (after a multiplication); `float **pp` and `n * *p` are left alone
+  if (t == "*") {  // `x[i] * *p`, `f(x) * *p`, `2 * *p`, `n * *p` (a multiplication); not `float **pp`, `T * *pp`
     const std::size_t pp = prev(p);
-    return pp != npos && (is_punct(pp, ")") || is_punct(pp, "]") || toks_[pp].kind == Tok::number);
+    if (pp == npos) return false;
+    if (is_punct(pp, ")") || is_punct(pp, "]") || toks_[pp].kind == Tok::number) return true;
+    return is_ident(pp) && operand_position(pp, fn);
   }
   if (t == "]" || t == "++" || t == "--" || t == ">" || t == ">>" || t == "." || t == "->" || t == "::")
     return false;  // a multiplication, a declarator, template arguments, or a form left alone
@@ -46,6 +48,20 @@ bool Rewriter::unary_star(std::size_t k, const Function& fn) const {
   }
   if (t == "," && continues_declaration(p, fn)) return false;  // `float *a = x, *b = y;`
   return true;
+}
+
+bool Rewriter::operand_position(std::size_t k, const Function& fn) const {
+  static const std::set<std::string_view> before_operand = {
+      "=", "+=", "-=", "*=", "/=", "%=", "+",  "-",  "*",  "/",  "%", "?", ":",
+      "[", "==", "!=", "<=", ">=", "&&", "||", "&=", "|=", "^=", "^", "|", "return"};
+  const std::size_t p = prev(k);
+  if (p == npos || p <= fn.body_open) return false;
+  if (before_operand.count(toks_[p].text)) return toks_[p].kind == Tok::punct || is_ident(p, "return");
+  if (is_punct(p, "(")) {  // a call's argument or a parenthesized operand, not a for's or an if's declaration
+    const std::size_t q = prev(p);
+    return !(is_ident(q, "for") || is_ident(q, "if") || is_ident(q, "while") || is_ident(q, "switch"));
+  }
+  return is_punct(p, ",") && !continues_declaration(p, fn);
 }
 
 bool Rewriter::checked_name(std::size_t k, const Function& fn, const std::set<std::string>& local) const {
@@ -278,7 +294,14 @@ bool Rewriter::c_cast_operand(std::size_t k, std::size_t* last) const {
       break;
     }
   }
-  if (is_punct(next(end), "++") || is_punct(next(end), "--")) return false;  // `*(T*)p++`: left alone
+  // `*(float4*)p++`: the cast of p++ (postfix binds first), so the operand takes the step; nothing may follow it.
+  if (is_punct(next(end), "++") || is_punct(next(end), "--")) {
+    end = next(end);
+    const std::size_t q = next(end);
+    if (is_punct(q, "[") || is_punct(q, "(") || is_punct(q, ".") || is_punct(q, "->") || is_punct(q, "++") ||
+        is_punct(q, "--"))
+      return false;
+  }
   *last = end;
   return true;
 }

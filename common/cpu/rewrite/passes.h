@@ -225,6 +225,9 @@ class Rewriter {
   bool arrow_at(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
   void signed_terms(const Deref& d);
   bool c_cast_close(std::size_t close) const;
+  // The identifier at token k stands where only an operand can (after `=`, an arithmetic or logical operator, `?`,
+  // `:`, `[`, `return`, a call's `(` or `,`): `n * *p` is then a multiplication, not the declarator `T * *p`.
+  bool operand_position(std::size_t k, const Function& fn) const;
   // The `*` at token k is a dereference (not a multiplication or a declarator), as far as tokens tell.
   bool unary_star(std::size_t k, const Function& fn) const;
   // A shared array, a pointer parameter, a local pointer or an auto local at token k (not a member's name).

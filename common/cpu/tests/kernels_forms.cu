@@ -130,6 +130,25 @@ cudaError_t run_pointer_forms(const float* in, const void* points, float* out, i
   return cudaDeviceSynchronize();
 }
 
+// A dereference multiplied by a name (`n * *mine`) and a cast of a walking pointer dereferenced (`*(const float4*)src++`):
+// both checked like subscripts, and src steps once. `bug` 1: no barrier between the tile's stores and the neighbours'
+// reads; 2: the last thread's float4 starts at in[64], past the end of `in`.
+__global__ void multipliedAndSteppedDerefs(const float* in, float* out, int bug) {
+  __shared__ __align__(16) float tile[64];
+  const int t = threadIdx.x;  // 16 threads
+  const float* src = in + 4 * t + (bug == 2 && t == 15 ? 4 : 0);
+  *(float4*)(tile + 4 * t) = *(const float4*)src++;  // @stepped-cast-read
+  if (bug != 1) __syncthreads();
+  const float* mine = tile + 4 * ((t + 1) % 16);
+  const int n = 2;
+  const float v = n * *mine;  // @multiplied-read
+  out[t] = v + *src;
+}
+cudaError_t run_multiplied_and_stepped_derefs(const float* in, float* out, int bug) {
+  multipliedAndSteppedDerefs<<<1, 16>>>(in, out, bug);
+  return cudaDeviceSynchronize();
+}
+
 // -1 (all one bits, like the checks' fill of shared memory) stored where the checks cannot follow the write: through
 // a reference parameter and as an int4 element through a pointer to non-const. The reads after the barrier are no
 // uninitialized reads.

@@ -33,6 +33,8 @@ cudaError_t run_managed_variables(float* host_copy, int* count);  // 32 floats
 cudaError_t run_print_through_macros();                           // prints "log 0.75 7" and "show 1.25"
 // 128 floats in and out, 32 points of two floats; bug 0: correct, 1: past the end, 2: race, 3: p->x past the end
 cudaError_t run_pointer_forms(const float* in, const void* points, float* out, int bug);
+// out[t] = 2 in[4 (t + 1) % 64] + in[4 t + 1] for 16 threads (bug: kernels_forms.cu).
+cudaError_t run_multiplied_and_stepped_derefs(const float* in, float* out, int bug);
 cudaError_t run_sentinels_through_references(int* out);  // 32 ints
 // x: 128 floats, n: 32 ints, total: 1 double, out: 32 floats
 cudaError_t run_library_forms(const float* x, const int* n, double* total, float* out);

@@ -100,6 +100,17 @@ TEST(Forms, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
   }
 }
 
+// `n * *mine` and `*(const float4*)src++`: the values of a GPU (src steps once), no diagnostic.
+TEST(Forms, MultipliedAndSteppedCastDereferences) {
+  const std::vector<float> x = iota_floats(64, 0.25f);
+  DeviceBuffer<float> in(x), out(16);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_multiplied_and_stepped_derefs(in.ptr, out.ptr, 0), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 16; ++t) EXPECT_EQ(got[t], 2 * x[4 * ((t + 1) % 16)] + x[4 * t + 1]) << t;
+}
+
 // -1 stored through a reference parameter or an int4 element has the bits of check mode's fill of shared memory;
 // reading it back is no uninitialized read.
 TEST(Forms, MinusOneStoredWhereTheChecksCannotFollowIsNoUninitializedRead) {

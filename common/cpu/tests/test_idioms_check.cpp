@@ -276,6 +276,25 @@ TEST(IdiomBugs, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
   }
 }
 
+// `n * *mine` and `*(const float4*)src++` are checked: the missing barrier is a race at the multiplied read, the float4
+// past the end of `in` an out-of-bounds read at the stepped cast (neither was checked before 2026-11-29).
+TEST(IdiomBugs, MultipliedAndSteppedCastDereferencesAreChecked) {
+  DeviceBuffer<float> in(iota_floats(64)), out(16);
+  course_cpu::take_diagnostics();
+  run_multiplied_and_stepped_derefs(in.ptr, out.ptr, 1);
+  cudaGetLastError();
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  const int line = line_of("kernels_forms.cu", "@multiplied-read");
+  EXPECT_TRUE(std::any_of(racy.begin(), racy.end(), [&](const auto& d) { return d.line == line; }));
+
+  run_multiplied_and_stepped_derefs(in.ptr, out.ptr, 2);
+  cudaGetLastError();
+  const auto oob = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  ASSERT_FALSE(oob.empty());
+  EXPECT_EQ(oob[0].line, line_of("kernels_forms.cu", "@stepped-cast-read")) << oob[0].message;
+  EXPECT_NE(oob[0].message.find("(const float4*)src++"), std::string::npos) << oob[0].message;
+}
+
 // A reference to a row one past the tile (`float (&row)[33] = tile[32];`) is reported where it is bound.
 TEST(IdiomBugs, ARowReferencePastTheTileIsReported) {
   DeviceBuffer<float> out(32);

@@ -255,7 +255,8 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
                                 "))[0 + static_cast<long long>(n)] = ::course_cpu::check::root(q, " + site("q", false) +
                                 ")[0 + static_cast<long long>(n * 2) - static_cast<long long>(u)];"))
       << out;
-  EXPECT_TRUE(contains(out, "float x = n * *a, y = (n > 1) ? ::course_cpu::check::value(::course_cpu::check::root(b, " +
+  EXPECT_TRUE(contains(out, "float x = n * ::course_cpu::check::root(a, " + site("a", true) +
+                                ")[0], y = (n > 1) ? ::course_cpu::check::value(::course_cpu::check::root(b, " +
                                 site("b", true) + ")[0]) : 0, e = COURSE_CHECKED(p, __LINE__)[1] * " +
                                 "::course_cpu::check::root(b, " + site("b", true) + ")[0];"))
       << out;

@@ -1,5 +1,6 @@
 // Unit tests of course-rewrite: how a checked chain's element is used, as the marks on its root tell the runtime
-// (Use in course_cpu/check_element.h): the target of `=`, the whole right-hand side of `=`, a member access.
+// (Use in course_cpu/check_element.h): the target of `=`, the whole right-hand side of `=`, a member access; and
+// dereference forms that multiply or step.
 #include "rewriter_test_util.h"
 
 #include <gtest/gtest.h>
@@ -115,4 +116,25 @@ TEST(RewriterUses, WholeRightHandSidesAreLoads) {
   EXPECT_TRUE(contains(out, "auto&& r = COURSE_CHECKED(s, __LINE__)[n];")) << out;  // a proxy where s[n] is one
   EXPECT_TRUE(contains(out, "const Item&& rr = COURSE_CHECKED(g, __LINE__)[n];")) << out;
   EXPECT_TRUE(contains(out, "float f = -" + kMember + "any>")) << out;
+}
+
+// `n * *p` is a multiplication of a dereference (checked as p[0]), not the declarator `T * *pp`; `*(float4*)p++` is
+// the cast of p++ dereferenced (checked, and p steps once).
+TEST(RewriterDerefs, MultipliedAndSteppedCastDereferencesAreChecked) {
+  const std::string src =
+      "__global__ void k(float* p, int n) {\n"
+      "  float x = n * *p, y = (n + 1) * *p;\n"
+      "  float * *pp = &p;\n"
+      "  float4 v = *(float4*)p++;\n"
+      "  *(float2*)p-- = make_float2(x, y);\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out, "float x = n * ::course_cpu::check::root(p, ")) << out;
+  EXPECT_TRUE(contains(out, "y = (n + 1) * ::course_cpu::check::root(p, ")) << out;
+  EXPECT_TRUE(contains(out, "float * *pp = &p;")) << out;
+  EXPECT_TRUE(contains(out, "float4 v = ::course_cpu::check::root((float4*)p++, ")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::check::for_store(::course_cpu::check::root((float2*)p--, ")) << out;
+  EXPECT_FALSE(contains(out, "[0]++")) << out;
+  EXPECT_FALSE(contains(out, "[0]--")) << out;
 }
