@@ -56,6 +56,10 @@ void Rewriter::find_functions() {
     seen_bodies.insert(b);
     Function f{b, match(b), pointer_params(open, close), {}, ""};
     f.kernel = is_ident(i, "__global__");
+    for (std::size_t q = prev(i), n = 0; q != npos && is_ident(q) && n < 3; q = prev(q), ++n)
+      f.host_too = f.host_too || is_ident(q, "__host__");
+    for (std::size_t q = next(i); q < open; q = next(q)) f.host_too = f.host_too || is_ident(q, "__host__");
+    if (is_ident(prev(open))) device_function_names_.insert(std::string(toks_[prev(open)].text));
     if (f.kernel && is_ident(prev(open))) {
       f.kernel_address = kernel_address(prev(open), open, close);
       if (template_keyword(i) == npos) kernel_decls_[std::string(toks_[prev(open)].text)].address = f.kernel_address;

@@ -54,6 +54,8 @@ struct Function {
   // A __global__ function; else a __device__ one, whose pointer parameters come from device code
   // (COURSE_CHECKED_DEVICE_PARAM).
   bool kernel = false;
+  // A __host__ __device__ function: nvcc compiles it for the host too (its device-only rules are warnings there).
+  bool host_too = false;
   bool device_param(const std::string& name) const { return !kernel && pointer_params.count(name) > 0; }
 };
 
@@ -154,6 +156,14 @@ class Rewriter {
   // `names` less those the function declares again (`T name`, `T* name`, `T& name` outside their __shared__
   // declaration): the other declaration gives the name another meaning in some scope.
   std::set<std::string> not_declared_again(std::set<std::string> names, const Function& fn) const;
+
+  // ---- pass 2b, both modes: calls nvcc rejects in device code (nvcc_rules.cpp) ----------
+  // In the bodies of __global__ and __device__ functions: a call of the standard library's constexpr __host__
+  // functions (std::min, std::numeric_limits<T>::max()) gets a static_assert with the reason at the call, and each
+  // argument of a <cmath> function that nvcc refuses for integers is wrapped in ::course_cpu::nvcc_math_argument().
+  void nvcc_rules();
+  // The names of the __device__/__global__ functions this file defines (a student's own `sqrt` is no <cmath> one).
+  std::set<std::string> device_function_names_;
 
   // ---- pass 3: launches (launches.cpp) ---------------------------------------------
   void rewrite_launches();

@@ -10,6 +10,7 @@ namespace course_rewrite {
 std::string Rewriter::run() {
   find_functions();
   rewrite_shared();
+  nvcc_rules();
   rewrite_launches();
   device_directives();
   if (mode_ == Mode::check) {

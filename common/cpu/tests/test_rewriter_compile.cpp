@@ -278,6 +278,47 @@ TEST(RewriterCompile, CompilerErrorsPointAtTheOriginalLine) {
 
 // Valid-looking CUDA that nvcc 13 rejects is rejected here too: the Programming Guide's old atomicAdd(double*) under a
 // bare `#if __CUDA_ARCH__ < 600` is a redefinition in nvcc's host pass (checked with nvcc 13.0 for sm_90).
+// Calls of the standard library's constexpr __host__ functions and <cmath>'s integer overloads in device code, which
+// nvcc 13.0 rejects ("calling a constexpr __host__ function ... is not allowed"): refused in both modes at the call's
+// line, with the reason; in host code and __host__ __device__ functions (where nvcc only warns) they compile.
+TEST(RewriterCompile, HostConstexprCallsInDeviceCodeFailAsWithNvcc) {
+  const char* cases[][3] = {
+      {"std_min.cu", "#include <algorithm>\n__global__ void k(float* o) {\n  o[0] = std::min(o[1], 2.0f);\n}\n",
+       "constexpr __host__"},
+      {"limits.cu",
+       "#include <limits>\n__global__ void k(float* o) {\n  o[0] = std::numeric_limits<float>::max();\n}\n", "FLT_MAX"},
+      {"int_sqrt.cu", "__device__ float f(int n) {\n  return sqrt(n);\n}\n", "sqrtf((float)n)"},
+      {"int_fmax.cu", "__global__ void k(float* o, int n) {\n  o[0] = fmax(o[1], n);\n}\n", "sqrtf((float)n)"},
+  };
+  for (const auto& c : cases) {
+    for (Mode mode : {Mode::fast, Mode::check}) {
+      std::string log;
+      EXPECT_NE(compile(c[0], c[1], mode, &log), 0) << c[0];
+      EXPECT_TRUE(contains(log, std::string(c[0]) + ":2:") || contains(log, std::string(c[0]) + ":3:")) << log;
+      EXPECT_TRUE(contains(log, c[2])) << c[0] << ": " << log;
+    }
+  }
+  const std::string accepted =
+      "#include <cmath>\n#include <limits>\n#include <utility>\n"
+      "__global__ void k(float* o, double* d, int n) {\n"
+      "  o[0] = std::abs(o[1]) + std::sqrt(o[1]) + std::fmax(o[1], 1.0f) + floorf(n) + sqrt(float(n)) + "
+      "sqrt(n * 1.0f);\n"
+      "  d[0] = pow(n, 2) + pow(2.0, n) + ldexp(d[1], n) + frexp(d[1], &n) + abs(n) + fabsf(n) + min(n, 3);\n"
+      "  float a = std::move(o[2]);\n"
+      "  o[3] = a + sizeof(std::min(1, 2)) + isnan(o[1]) + fma(o[1], 2.0f, 1.0f);\n"
+      "}\n"
+      "struct V { __device__ float max() const { return 1; } };\n"
+      "__device__ float sqrt(int n) { return sqrtf(static_cast<float>(n)); }\n"
+      "__host__ __device__ float hd(float a) { return std::min(a, 2.0f); }\n"
+      "__global__ void k2(float* o) { V v; o[0] = v.max() + hd(o[1]) + sqrt(4); }\n"
+      "void host(float* o, int n) { o[0] = std::min(1.0f, 2.0f) + std::sqrt(n) + std::numeric_limits<float>::max(); "
+      "}\n";
+  for (Mode mode : {Mode::fast, Mode::check}) {
+    std::string log;
+    EXPECT_EQ(compile("accepted_calls.cu", accepted, mode, &log), 0) << log;
+  }
+}
+
 TEST(RewriterCompile, WhatNvccRejectsFailsHereToo) {
   const std::string src =
       "#include <cuda_runtime.h>\n"

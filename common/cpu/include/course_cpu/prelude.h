@@ -6,6 +6,7 @@
 #include <course_cpu/device_extras.h>
 #include <course_cpu/device_functions.h>
 #include <course_cpu/launch.h>
+#include <course_cpu/nvcc_rules.h>
 
 #include <cuda_runtime.h>
 #include <math.h>
