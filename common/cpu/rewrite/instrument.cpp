@@ -130,8 +130,23 @@ bool Rewriter::assigned(std::size_t first, std::size_t last) const {
 bool Rewriter::loaded(std::size_t first, std::size_t last) const {
   const std::size_t eq = prev(first);
   if (!is_punct(eq, "=") || !(is_punct(next(last), ";") || is_punct(next(last), ","))) return false;
-  const std::size_t name = prev(eq), before = prev(name);  // `T& name = s[i];` binds, reads nothing
-  return !(is_ident(name) && (is_punct(before, "&") || is_punct(before, "&&")));
+  // `x = s[i]`, `T v = s[i]`, `v.f = s[i]`, `a[k] = s[i]`; not `T& name = s[i];` (it binds), `decltype(auto) name`,
+  // `auto& [a, b] = s[i];` (a structured binding).
+  const std::size_t name = prev(eq);
+  if (is_punct(name, "]")) {
+    const std::size_t open = match_back(name);
+    const std::size_t p = open == npos ? npos : prev(open);
+    return p != npos && !(is_ident(p, "auto") || is_punct(p, "&") || is_punct(p, "&&"));
+  }
+  if (!is_ident(name)) return false;
+  std::size_t before = prev(name);
+  while (is_ident(before, "const") || is_ident(before, "volatile")) before = prev(before);
+  if (is_punct(before, ")")) {  // decltype(auto) name: a copy of a member (`= s[i].x`), a reference to an element
+    const std::size_t open = match_back(before);
+    if (open != npos && is_ident(prev(open), "decltype"))
+      return is_punct(prev(last), ".") || is_punct(prev(last), "->");
+  }
+  return !(is_punct(before, "&") || is_punct(before, "&&"));
 }
 
 Rewriter::ChainMarks Rewriter::chain_marks(std::size_t first, std::size_t elem_last, std::size_t last,
@@ -140,13 +155,15 @@ Rewriter::ChainMarks Rewriter::chain_marks(std::size_t first, std::size_t elem_l
   ChainMarks marks;
   // `s[i].pos.x`: member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x)); not `&s[i].x`, an address (atomicAdd's
   // operand), which stays the element's bounds-checked member.
-  if (last != elem_last && !is_punct(prev(first), "&")) {
+  // Nor `return s[i].x;` from a function that returns a reference (it binds the member, as it did).
+  const bool bound = is_ident(prev(first), "return") && returns_reference(first);
+  if (last != elem_last && !is_punct(prev(first), "&") && !bound) {
     marks.open = std::string("::course_cpu::check::member<::course_cpu::check::Use::") + use +
                  ">(::course_cpu::check::for_member(";
     marks.close = ")";
     std::string path = text(next(elem_last), last + 1, true);
     if (path.rfind("->", 0) == 0) path = "." + path.substr(2);  // p->x: p[0].x
-    marks.tail = ", COURSE_CPU_MEMBER_OF(" + path + "))";
+    marks.tail = ", COURSE_CPU_MEMBER_OF(" + path + ", " + std::string(toks_[next(next(elem_last))].text) + "))";
   } else if (std::string_view(use) != "any") {
     marks.open = std::string("::course_cpu::check::for_") + use + "(";
     marks.close = ")";
@@ -280,12 +297,29 @@ std::set<std::string> Rewriter::not_declared_again(std::set<std::string> names, 
                                                         "co_yield", "co_await", "typeid", "alignof", "decltype"};
   for (std::size_t k = fn.body_open + 1; k < fn.body_close && !names.empty(); ++k) {
     if (!is_ident(k) || !names.count(std::string(toks_[k].text)) || in_declaration(k)) continue;
-    // `T name` (a declaration or a parameter of a lambda: the name means something else there), `T* name`, `T& name`.
+    // `T name` (a declaration or a parameter of a lambda: the name means something else there), `T* name`, `T& name`;
+    // not `w * s[i]`, `m & bits[i]`, `n && q[i]` (an operand after a name: an expression, whose array stays checked).
     std::size_t p = prev(k);
     while (p != npos && (is_punct(p, "*") || is_punct(p, "&") || is_punct(p, "&&")) && is_ident(prev(p))) p = prev(p);
-    if (p != npos && is_ident(p) && !not_a_type.count(toks_[p].text)) names.erase(std::string(toks_[k].text));
+    if (p != npos && is_ident(p) && !not_a_type.count(toks_[p].text) && (p == prev(k) || declarator_type(p, fn)))
+      names.erase(std::string(toks_[k].text));
   }
   return names;
+}
+
+bool Rewriter::declarator_type(std::size_t t, const Function& fn) const {
+  static const std::set<std::string_view> qualifiers = {"const",  "volatile", "unsigned", "signed",   "long",
+                                                        "short",  "struct",   "class",    "union",    "typename",
+                                                        "static", "register", "extern",   "constexpr"};
+  std::size_t q = t;
+  while (is_punct(prev(q), "::") && is_ident(prev(prev(q)))) q = prev(prev(q));  // ns::T
+  const std::size_t p = prev(q);
+  if (p == npos || p <= fn.body_open) return true;
+  if (is_punct(p, ";") || is_punct(p, "{") || is_punct(p, "}")) return true;
+  if (is_ident(p)) return qualifiers.count(toks_[p].text) > 0;
+  if (is_punct(p, "(")) return is_ident(prev(p), "for") || is_punct(prev(p), "]");  // a for's init, a lambda's
+  if (is_punct(p, ",")) return continues_declaration(p, fn);
+  return false;
 }
 
 std::set<std::string> Rewriter::local_pointers(const Function& fn, const std::set<std::string>& local) const {

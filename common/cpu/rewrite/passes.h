@@ -156,6 +156,9 @@ class Rewriter {
   // `names` less those the function declares again (`T name`, `T* name`, `T& name` outside their __shared__
   // declaration): the other declaration gives the name another meaning in some scope.
   std::set<std::string> not_declared_again(std::set<std::string> names, const Function& fn) const;
+  // The type name at token t, before a `*` or `&`, starts a declaration (after `;`, `{`, `}`, a qualifier, a for's or a
+  // lambda's `(`, or a `,` that continues a declaration), not an operand of an expression (`w * s[i]`).
+  bool declarator_type(std::size_t t, const Function& fn) const;
 
   // ---- pass 2b, both modes: calls nvcc rejects in device code (nvcc_rules.cpp) ----------
   // In the bodies of __global__ and __device__ functions: a call of the standard library's constexpr __host__

@@ -29,7 +29,20 @@ std::size_t Rewriter::member_path_end(std::size_t last, std::string_view first_o
   }
   if (end == npos) return npos;
   const std::size_t after = next(end);
-  if (is_punct(after, "(") || is_punct(after, "[") || is_punct(after, "->") || is_punct(after, "<")) return npos;
+  if (is_punct(after, "(") || is_punct(after, "[") || is_punct(after, "->") || is_punct(after, "::")) return npos;
+  if (is_punct(after, "<")) {  // `s[i].get<0>()` (a member template) or `s[i].key < w` (a comparison)
+    int angle = 0;
+    for (std::size_t q = after; q < toks_.size(); q = next(q)) {
+      if (is_punct(q, ";") || is_punct(q, "{") || is_punct(q, "}") || is_punct(q, "&&") || is_punct(q, "||")) break;
+      if (is_open(q)) {
+        q = match(q);
+        continue;
+      }
+      if (is_close(q)) break;
+      angle += is_punct(q, "<") ? 1 : is_punct(q, ">") ? -1 : is_punct(q, ">>") ? -2 : 0;
+      if (angle <= 0) return is_punct(next(q), "(") ? npos : end;
+    }
+  }
   return end;
 }
 

@@ -141,15 +141,18 @@ std::string array_index_text(const check::AccessInfo& info) {
   return m.str();
 }
 
+// The size of what an access's index counts: the element, also for an access of one of its members.
+std::size_t index_unit(const check::AccessInfo& info) { return info.index_size ? info.index_size : info.elem_size; }
+
 std::string buffer_index_text(const check::AccessInfo& info, const Allocation& a) {
   const auto base = reinterpret_cast<std::uintptr_t>(info.base);
   std::ostringstream m;
-  const std::size_t elems = a.size / info.elem_size;
-  m << index_text(info.index[0], base, a.begin, a.begin + a.size, info.elem_size) << " (" << info.site->var;
+  const std::size_t unit = index_unit(info), elems = a.size / unit;
+  m << index_text(info.index[0], base, a.begin, a.begin + a.size, unit) << " (" << info.site->var;
   if (base == a.begin)
     m << " has " << elems << (elems == 1 ? " element" : " elements");
   else
-    m << " points at element " << (base - a.begin) / info.elem_size << " of a buffer of " << elems
+    m << " points at element " << (base - a.begin) / unit << " of a buffer of " << elems
       << (elems == 1 ? " element" : " elements");
   m << ", cudaMalloc'ed with " << a.size << " bytes)";
   return m.str();
@@ -159,7 +162,7 @@ std::string shared_index_text(const check::AccessInfo& info, const Region& regio
   const auto base = reinterpret_cast<std::uintptr_t>(info.base);
   std::ostringstream m;
   const std::size_t bytes = region.end - region.begin;
-  m << index_text(info.index[0], base, region.begin, region.end, info.elem_size) << " (";
+  m << index_text(info.index[0], base, region.begin, region.end, index_unit(info)) << " (";
   if (region.dynamic)
     m << "the block's dynamic shared memory has " << bytes << " bytes";
   else

@@ -45,3 +45,4 @@ cudaError_t run_row_pointer(int column, float* out);
 cudaError_t run_dereference_forms(int mode, const float* in, float* out);
 cudaError_t run_whole_stores(int mode, float* out);
 cudaError_t run_member_forms(int mode, float* out);
+cudaError_t run_member_forms_valid(int bug, float* out);

@@ -57,3 +57,74 @@ cudaError_t run_member_forms(int mode, float* out) {
   memberForms<<<1, 32>>>(out, mode);
   return cudaDeviceSynchronize();
 }
+
+// Valid forms around members and whole elements, each once refused, misread or mischecked by check mode (a red-team of
+// 2026-11-29): a structured binding, a member array that decays, decltype(auto) of a member (a copy), a static member
+// and an enumerator through an element, a qualified member, a braced member store, a member returned by reference,
+// a struct whose operator= takes a non-const reference, a pointer element's arrow. `bug` 1: no barrier before the
+// reads `w * buf[n]` and `kv2[n].key < w` (an operand after a name; a member before `<`), which must still be checked.
+namespace {
+struct Cell {
+  static constexpr int kSides = 4;
+  enum Kind { wall = 7, open = 9 };
+  float v;
+  int kind;
+};
+struct Base {
+  float x;
+};
+struct Derived : Base {
+  float y;
+};
+struct Bucket {
+  float vals[4];
+  int n;
+};
+struct Mutable {
+  float v;
+  __device__ Mutable& operator=(Mutable& other) {  // a non-const copy assignment
+    v = other.v;
+    return *this;
+  }
+};
+__device__ auto& key_of(KeyIndex* s, int i) { return s[i].key; }
+}  // namespace
+
+__global__ void memberFormsValid(float* out, int bug) {
+  __shared__ Cell cells[32];
+  __shared__ Derived ds[32];
+  __shared__ Bucket buckets[32];
+  __shared__ Mutable ms[32];
+  __shared__ KeyIndex kv2[32];
+  __shared__ float buf[32];
+  __shared__ Cell* ptrs[32];
+  const int t = threadIdx.x, n = (t + 1) % 32;
+  auto& [v, kind] = cells[t];
+  v = static_cast<float>(t);
+  kind = Cell::open;
+  ds[t].Base::x = 1.0f;
+  ds[t].y = {};
+  float* row = buckets[t].vals;
+  row[0] = 2.0f;
+  buckets[t].n = {1};
+  Mutable local{3.0f};
+  ms[t] = local;
+  key_of(kv2, t) = static_cast<float>(t);
+  buf[t] = 0.5f;
+  ptrs[t] = &cells[t];
+  if (bug == 0) __syncthreads();
+  const float w = 2.0f;
+  decltype(auto) copy = cells[n].v;  // a float, not the element
+  copy += 100.0f;
+  float sum = copy + static_cast<float>(cells[n].kSides) + static_cast<float>(cells[n].wall);  // 100 + n + 4 + 7
+  sum += w * buf[n];                                                                           // @valid-times-read
+  if (kv2[n].key < w) sum += 1000.0f;                                                          // @valid-less-read
+  sum += ds[n].Base::x + ds[n].y + buckets[n].vals[0] + static_cast<float>(buckets[n].n);      // + 1 + 0 + 2 + 1
+  sum += ms[n].v + ptrs[n]->v;                                                                 // + 3 + n
+  out[t] = sum + static_cast<float>(cells[n].kind == Cell::open);                              // + 1
+}
+
+cudaError_t run_member_forms_valid(int bug, float* out) {
+  memberFormsValid<<<1, 32>>>(out, bug);
+  return cudaDeviceSynchronize();
+}

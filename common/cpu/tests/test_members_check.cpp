@@ -57,3 +57,27 @@ TEST(CheckMembers, UninitializedMembersAreNamed) {
   const std::vector<float> got = out.get();
   for (int t = 0; t < 32; ++t) EXPECT_EQ(got[t], static_cast<float>(3 * ((t + 1) % 32))) << t;
 }
+
+// Valid member forms (a structured binding, a decaying member array, decltype(auto) of a member, static members and
+// enumerators through elements, qualified members, braced stores, a member returned by reference, a non-const copy
+// assignment, a pointer element's arrow) compile, compute the GPU's values and report nothing; without the barrier,
+// the reads `w * buf[n]` and `kv2[n].key < w` are reported (both forms once left the array or the member unchecked).
+TEST(CheckMembers, ValidMemberFormsAndOperandsAfterNames) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  EXPECT_EQ(run_member_forms_valid(0, out.ptr), cudaSuccess);
+  const auto none = course_cpu::take_diagnostics();
+  EXPECT_TRUE(none.empty()) << none.front().message;
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) {
+    const int n = (t + 1) % 32;
+    const float expected = 100.0f + n + 4 + 7 + 1.0f + (n < 2 ? 1000.0f : 0.0f) + 1 + 0 + 2 + 1 + 3 + n + 1;
+    EXPECT_EQ(got[t], expected) << t;
+  }
+
+  run_member_forms_valid(1, out.ptr);
+  cudaGetLastError();
+  const auto found = course_cpu::take_diagnostics();  // thread 0 reads before thread 1 stores: uninitialized
+  for (const char* marker : {"@valid-times-read", "@valid-less-read"})
+    EXPECT_TRUE(reported_at(found, marker)) << marker << " is not reported";
+}

@@ -267,7 +267,7 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
       contains(out,
                "float w = ::course_cpu::check::member<::course_cpu::check::Use::load>(::course_cpu::check::for_member("
                "::course_cpu::check::root(((const float4*)q), " +
-                   site("((const float4*)q)", true) + "))[n], COURSE_CPU_MEMBER_OF(.x));"))
+                   site("((const float4*)q)", true) + "))[n], COURSE_CPU_MEMBER_OF(.x, x));"))
       << out;
   EXPECT_TRUE(contains(out, "float (*rows)[4] = reinterpret_cast<float (*)[4]>(p);")) << out;
   EXPECT_TRUE(contains(out, "float z = sizeof(float) * n, t = x * y, r = *(n > 2 ? q : b);")) << out;
@@ -302,12 +302,12 @@ TEST(Rewriter, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
                                 ")[0 + static_cast<long long>(2 * n)   - static_cast<long long>(1)] + " +
                                 "::course_cpu::check::member<::course_cpu::check::Use::any>(::course_cpu::check::"
                                 "for_member(::course_cpu::check::root(ps, " +
-                                site("ps", false) + "))[0], COURSE_CPU_MEMBER_OF(.x));"))
+                                site("ps", false) + "))[0], COURSE_CPU_MEMBER_OF(.x, x));"))
       << out;
   // `n - s` is no pointer arithmetic of CUDA; an `auto` local may be an iterator; an array cannot step.
   EXPECT_TRUE(contains(out, "float a = *(n - s), b = *it++, c = *s++;")) << out;
   EXPECT_TRUE(contains(out, "::course_cpu::check::for_member(::course_cpu::check::root(d, " + site("d", true) +
-                                "))[0], COURSE_CPU_MEMBER_OF(.x));"))
+                                "))[0], COURSE_CPU_MEMBER_OF(.x, x));"))
       << out;  // p->x: a member access of p[0]
 }
 
@@ -742,7 +742,7 @@ TEST(Rewriter, CheckModeInstrumentsLocalPointerVariables) {
                        "::course_cpu::check::for_store(COURSE_CHECKED_LOCAL(As, __LINE__))[0] = "
                        "COURSE_CHECKED_LOCAL(Bs, __LINE__)[1] + "
                        "::course_cpu::check::member<::course_cpu::check::Use::any>(::course_cpu::check::for_member("
-                       "COURSE_CHECKED_LOCAL(in4, __LINE__))[0], COURSE_CPU_MEMBER_OF(.x)) + "
+                       "COURSE_CHECKED_LOCAL(in4, __LINE__))[0], COURSE_CPU_MEMBER_OF(.x, x)) + "
                        "COURSE_CHECKED_LOCAL(T, __LINE__)[1][2] + x;"))
       << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED(out, __LINE__)[0] += COURSE_CHECKED_LOCAL(row, __LINE__)[1];")) << out;

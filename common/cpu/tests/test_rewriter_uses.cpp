@@ -17,7 +17,7 @@ const std::string kMember = "::course_cpu::check::member<::course_cpu::check::Us
 const std::string kForMember = "(::course_cpu::check::for_member(";
 }  // namespace
 
-// `s[i].x` (a member, or a path of members) becomes member<U>(for_member(ROOT)[i], COURSE_CPU_MEMBER_OF(.x)), with U
+// `s[i].x` (a member, or a path of members) becomes member<U>(for_member(ROOT)[i], COURSE_CPU_MEMBER_OF(.x, x)), with U
 // the member's own use: stored to, read as the whole right-hand side, anything else.
 TEST(RewriterUses, MemberAccessesAreMarkedWithTheirUse) {
   const std::string src =
@@ -33,21 +33,21 @@ TEST(RewriterUses, MemberAccessesAreMarkedWithTheirUse) {
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
   EXPECT_TRUE(contains(
-      out, kMember + "store>" + kForMember + "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x)) = 1.0f;"))
+      out, kMember + "store>" + kForMember + "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x, x)) = 1.0f;"))
       << out;
   EXPECT_TRUE(contains(out, "float a = " + kMember + "load>" + kForMember +
-                                "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.pos.y));"))
+                                "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.pos.y, pos));"))
       << out;
   EXPECT_TRUE(contains(out, kMember + "store>" + kForMember + "COURSE_CHECKED(g, __LINE__))[n], " +
-                                "COURSE_CPU_MEMBER_OF(.pos)) = " + kMember + "load>" + kForMember +
-                                "COURSE_CHECKED(s, __LINE__))[n + 1], COURSE_CPU_MEMBER_OF(.pos));"))
+                                "COURSE_CPU_MEMBER_OF(.pos, pos)) = " + kMember + "load>" + kForMember +
+                                "COURSE_CHECKED(s, __LINE__))[n + 1], COURSE_CPU_MEMBER_OF(.pos, pos));"))
       << out;
   EXPECT_TRUE(contains(
-      out, "a += " + kMember + "any>" + kForMember + "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x)) * 2;"))
+      out, "a += " + kMember + "any>" + kForMember + "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x, x)) * 2;"))
       << out;
   EXPECT_TRUE(contains(out, kMember + "store>" + kForMember + "::course_cpu::check::root(reinterpret_cast<float2*>(g)"))
       << out;
-  EXPECT_TRUE(contains(out, "[n], COURSE_CPU_MEMBER_OF(.y)) = a;")) << out;
+  EXPECT_TRUE(contains(out, "[n], COURSE_CPU_MEMBER_OF(.y, y)) = a;")) << out;
   EXPECT_FALSE(contains(body(src), "COURSE_CPU_MEMBER_OF"));  // fast mode: plain members
 }
 
@@ -63,9 +63,9 @@ TEST(RewriterUses, ArrowsAreMemberAccesses) {
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
   EXPECT_TRUE(contains(out, kMember + "store>" + kForMember + "::course_cpu::check::root(g, ")) << out;
-  EXPECT_TRUE(contains(out, "}()))[0], COURSE_CPU_MEMBER_OF(.x)) = 1.0f;")) << out;
+  EXPECT_TRUE(contains(out, "}()))[0], COURSE_CPU_MEMBER_OF(.x, x)) = 1.0f;")) << out;
   EXPECT_TRUE(contains(out, "float a = n ? ::course_cpu::check::value(" + kMember + "any>" + kForMember)) << out;
-  EXPECT_TRUE(contains(out, "}()))[0], COURSE_CPU_MEMBER_OF(.pos.y))) : 0;")) << out;
+  EXPECT_TRUE(contains(out, "}()))[0], COURSE_CPU_MEMBER_OF(.pos.y, pos))) : 0;")) << out;
   EXPECT_TRUE(contains(out, "}())[0].reset();")) << out;
   EXPECT_TRUE(contains(out, "atomicAdd(&::course_cpu::check::root(g, ")) << out;
   EXPECT_TRUE(contains(out, "}())[0].count, 1);")) << out;

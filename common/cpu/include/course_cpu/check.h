@@ -168,16 +168,19 @@ decltype(auto) for_member(X&& x) {
   return for_use<Use::member>(static_cast<X&&>(x));
 }
 
-// The member path of a checked member access (member() in check_element.h): the member's address from the element,
-// and the path's text. Where the address cannot be taken (a bit-field) `address` is not callable (the return type
-// names &member, so the call does not deduce).
-template <class F>
+// The member path of a checked member access (member() in check_element.h): the member's address from the element
+// (not callable where there is none: a bit-field, an enumerator; the return type names &member, so the call does not
+// deduce), its value (a reference where the path names an lvalue), `&T::first` for the path's first name (a pointer
+// to member for a data member, a plain pointer for a static one), and the path's text.
+template <class A, class V, class F>
 struct MemberPath {
-  F address;
+  A address;
+  V value;
+  F first;
   const char* path;
 };
-template <class F>
-MemberPath(F, const char*) -> MemberPath<F>;
+template <class A, class V, class F>
+MemberPath(A, V, F, const char*) -> MemberPath<A, V, F>;
 
 // `auto v = s[i];` is rewritten to `auto v = ::course_cpu::check::value(s[i]);`:
 // an element proxy becomes its value (a read), as `auto` copies the element
@@ -309,13 +312,14 @@ inline decltype(auto) deref_auto(X& x, const Site* site, long long offset) {
 #define COURSE_CHECKED_DEVICE_PARAM(name, line) \
   ::course_cpu::check::root(name, COURSE_CPU_SITE_DEVICE_PARAM(name, line))
 #define COURSE_CHECKED_AUTO(name, line) ::course_cpu::check::root_or_self(name, COURSE_CPU_SITE_LOCAL(name, line))
-// `s[i].pos.x` is `member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x))`.
-#define COURSE_CPU_MEMBER_OF(path)                                                                     \
-  ::course_cpu::check::MemberPath {                                                                    \
-    [](auto& course_e_) -> std::add_pointer_t<decltype(((void)&(course_e_ path), (course_e_ path)))> { \
-      return __builtin_addressof(course_e_ path);                                                      \
-    },                                                                                                 \
-        #path                                                                                          \
+// `s[i].pos.x` is `member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x, pos))`.
+#define COURSE_CPU_MEMBER_OF(path, first)                                                                        \
+  ::course_cpu::check::MemberPath {                                                                              \
+    [](auto& course_e_) -> std::add_pointer_t<decltype(((void)&(course_e_ path), (course_e_ path)))> {           \
+      return __builtin_addressof(course_e_ path);                                                                \
+    },                                                                                                           \
+        [](auto& course_e_) -> decltype((course_e_ path)) { return course_e_ path; },                            \
+        [](auto* course_t_) -> decltype(&std::remove_cvref_t<decltype(*course_t_)>::first) { return {}; }, #path \
   }
 // Every use of a __shared__ scalar `name` of an arithmetic type.
 #define COURSE_CHECKED_SCALAR(name, line) ::course_cpu::check::scalar(name, COURSE_CPU_SITE_SCALAR(name, line))

@@ -58,6 +58,7 @@ struct AccessInfo {
   long long index[kMaxDims];     // subscript values
   const void* stored = nullptr;  // a plain store's new value (elem_size bytes), else null
   const char* member = nullptr;  // a member access's path (".pos.x"), named after the element in messages
+  std::uint16_t index_size = 0;  // a member access: the size of the element its index counts (else elem_size)
   // A struct or vector element read as a whole (copied): its padding and members never stored to are copied too,
   // harmlessly, so it is an uninitialized read only where none of its words was written.
   bool whole = false;

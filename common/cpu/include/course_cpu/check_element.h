@@ -102,6 +102,11 @@ class ElemRef {
     store(v);
     return *this;
   }
+  // The element's own type, so that a braced value assigns (`s[i].x = {};`, `s[i] = {1}`).
+  ElemRef& operator=(const V& value) {
+    store(value);
+    return *this;
+  }
   // U&&, not const U&: a non-const array assigned to an element that is a pointer decays to a non-const pointer
   // (`__shared__ float* rows[2]; rows[0] = buf;`).
   template <class U>
@@ -129,6 +134,9 @@ class ElemRef {
   COURSE_CPU_COMPOUND(<<)
   COURSE_CPU_COMPOUND(>>)
 #undef COURSE_CPU_COMPOUND
+
+  // An element that is a pointer: `ptrs[i]->x` reads the pointer.
+  V operator->() const requires std::is_pointer_v<V> { return load(); }
 
   ElemRef& operator++() { return *this += 1; }
   ElemRef& operator--() { return *this -= 1; }
@@ -195,14 +203,16 @@ template <class T, class Loc>
 class WholeStore {
  public:
   WholeStore(const Loc& loc, T* p) : loc_(loc), p_(p) {}
-  T& operator=(const T& value) const {
+  T& operator=(const T& value) const requires std::is_assignable_v<T&, const T&> {
     T& target = this->target(&value);
     target = value;
     return target;
   }
-  // Another type (a struct's own operator= from it): a write, without the value.
+  // Another type (a struct's own operator= from it), or a T whose operator= takes a non-const reference: a write,
+  // without the value.
   template <class U>
-  requires(!std::is_same_v<std::remove_cvref_t<U>, T>) T& operator=(U&& value) const {
+  requires(!std::is_same_v<std::remove_cvref_t<U>, T> || !std::is_assignable_v<T&, const T&>) T& operator=(
+      U&& value) const {
     T& target = this->target(nullptr);
     target = static_cast<U&&>(value);
     return target;
@@ -236,6 +246,7 @@ template <class Loc>
 struct MemberLoc {
   Loc loc;
   const char* path;
+  std::uint16_t element_size;
 
   template <std::size_t Size>
   COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
@@ -244,6 +255,7 @@ struct MemberLoc {
   AccessInfo info(const void* p, std::size_t elem_size) const {
     AccessInfo i = loc.info(p, elem_size);
     i.member = path;
+    i.index_size = element_size;
     return i;
   }
 };
@@ -251,6 +263,7 @@ struct MemberLoc {
 // A struct or vector element whose member is accessed next (Use::member): member() checks the member.
 template <class T, class Loc>
 struct MemberOf {
+  using course_cpu_member_of = T;
   Loc loc;
   T* p;
 };
@@ -276,32 +289,45 @@ inline decltype(auto) element(const Loc& loc, T* p) {
   } else if constexpr (kWhole && U == Use::store && !std::is_const_v<T> && !std::is_array_v<T>) {
     return WholeStore<T, Loc>(loc, p);
   } else if constexpr (kWhole) {
-    constexpr Access kind = std::is_const_v<T> || U == Use::load ? Access::read : Access::none;
+    // An array (a member array) decays or binds: nothing is read.
+    constexpr Access kind = (std::is_const_v<T> || U == Use::load) && !std::is_array_v<T> ? Access::read : Access::none;
     const bool ok = loc.template fast<sizeof(T)>(untyped(p), kind) || whole_slow(loc, untyped(p), sizeof(T), kind);
     T* q = ok ? p : static_cast<T*>(scratch(sizeof(T)));
     return *q;
+  } else if constexpr (U == Use::load) {
+    // The whole right-hand side of `=`: the value itself (a read), as a copy is what the GPU makes; no proxy to
+    // convert further (`Vec3 v = s[i].w;` with Vec3(float)) or to keep (`decltype(auto) v = s[i].x;`).
+    return static_cast<std::remove_cv_t<T>>(ElemRef<T, Loc>(loc, p));
   } else {
     return ElemRef<T, Loc>(loc, p);
   }
 }
 
-// `s[i].pos.x` is rewritten to `member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x))`: the macro (check.h) is a
-// function from the element to the member's address and its path. The member is then checked as an element of its
-// own type at its own address, named `s[i].pos.x`: an arithmetic member is a proxy (a read, a write, `+=`, ...), a
-// struct member read, stored or bound like a struct element (U is the member's use). Anything that is not a checked
-// element (an object with its own operator[]) has its member taken as written.
+// `s[i].pos.x` is rewritten to `member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x, pos))`: the macro (check.h)
+// gives the member's address and value from the element, what its first name is, and the path's text. A data member
+// is then checked as an element of its own type at its own address, named `s[i].pos.x`: an arithmetic member is a
+// proxy (a read, a write, `+=`, ...), a struct member read, stored or bound like a struct element (U is the member's
+// use). A static data member (`s[i].N`) is the variable itself, an enumerator (`s[i].Wall`) its value, neither being
+// in the element. Anything that is not a checked element (an object with its own operator[]) has its member taken as
+// written.
 template <Use U, class X, class F>
 inline decltype(auto) member(X&& x, const F& of) {
-  if constexpr (requires {
-                  x.loc;
-                  x.p;
-                }) {
-    using T = std::remove_pointer_t<decltype(x.p)>;
-    if constexpr (!requires { of.address(*x.p); }) {
+  using P = std::remove_cvref_t<X>;
+  if constexpr (requires { typename P::course_cpu_member_of; }) {
+    using T = typename P::course_cpu_member_of;
+    T& e = *x.p;
+    if constexpr (!requires { of.first(static_cast<T*>(nullptr)); }) {
+      // Not a data member: an enumerator, a member function, or a bit-field (an lvalue, but no address).
+      static_assert(!std::is_reference_v<decltype(of.value(e))>,
+                    COURSE_CPU_UNSUPPORTED("check mode does not check bit-field members"));
+      return of.value(e);
+    } else if constexpr (!std::is_member_pointer_v<decltype(of.first(static_cast<T*>(nullptr)))>) {
+      return *of.address(e);  // a static data member
+    } else if constexpr (!requires { of.address(e); }) {
       static_assert(unsupported<T>, COURSE_CPU_UNSUPPORTED("check mode does not check bit-field members"));
     } else {
-      auto* m = of.address(*x.p);
-      return element<U>(MemberLoc<std::remove_cvref_t<decltype(x.loc)>>{x.loc, of.path}, m);
+      using L = MemberLoc<std::remove_cvref_t<decltype(x.loc)>>;
+      return element<U>(L{x.loc, of.path, static_cast<std::uint16_t>(sizeof(T))}, of.address(e));
     }
   } else {
     return *of.address(x);
