@@ -42,8 +42,8 @@ TEST(RewriterUses, MemberAccessesAreMarkedWithTheirUse) {
                                 "COURSE_CPU_MEMBER_OF(.pos, pos)) = " + kMember + "load>" + kForMember +
                                 "COURSE_CHECKED(s, __LINE__))[n + 1], COURSE_CPU_MEMBER_OF(.pos, pos));"))
       << out;
-  EXPECT_TRUE(contains(
-      out, "a += " + kMember + "any>" + kForMember + "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x, x)) * 2;"))
+  EXPECT_TRUE(contains(out, "a += " + kMember + "any>" + kForMember +
+                                "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x, x)) * 2;"))
       << out;
   EXPECT_TRUE(contains(out, kMember + "store>" + kForMember + "::course_cpu::check::root(reinterpret_cast<float2*>(g)"))
       << out;
