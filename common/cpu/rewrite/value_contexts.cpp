@@ -400,7 +400,9 @@ void Rewriter::either_edits(std::size_t init, std::size_t question, std::size_t 
 bool Rewriter::assigned_conditional(std::size_t k, const Function& fn, const std::set<std::string>& local) {
   const std::size_t close = match(k);
   if (close == npos || close >= fn.body_close) return false;
-  const std::size_t after = next(close), before = prev(k);
+  std::size_t after = next(close);
+  const std::size_t before = prev(k);
+  while (is_punct(after, ".") && is_ident(next(after))) after = next(next(after));  // (c ? s[i] : s[j]).x = v
   static const std::set<std::string_view> assign = {
       "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"};
   const bool assigned = (after != npos && toks_[after].kind == Tok::punct && assign.count(toks_[after].text)) ||

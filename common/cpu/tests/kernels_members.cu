@@ -61,7 +61,7 @@ cudaError_t run_member_forms(int mode, float* out) {
 // Valid forms around members and whole elements, each once refused, misread or mischecked by check mode (a red-team of
 // 2026-11-29): a structured binding, a member array that decays, decltype(auto) of a member (a copy), a static member
 // and an enumerator through an element, a qualified member, a braced member store, a member returned by reference,
-// a struct whose operator= takes a non-const reference, a pointer element's arrow. `bug` 1: no barrier before the
+// a struct whose operator= takes a non-const reference, a pointer element's arrow, a member of a conditional of elements assigned to. `bug` 1: no barrier before the
 // reads `w * buf[n]` and `kv2[n].key < w` (an operand after a name; a member before `<`), which must still be checked.
 namespace {
 struct Cell {
@@ -98,7 +98,11 @@ __global__ void memberFormsValid(float* out, int bug) {
   __shared__ KeyIndex kv2[32];
   __shared__ float buf[32];
   __shared__ Cell* ptrs[32];
+  __shared__ Base halves[64];
   const int t = threadIdx.x, n = (t + 1) % 32;
+  halves[t].x = 0.0f;
+  halves[t + 32].x = 0.0f;
+  (t & 1 ? halves[t] : halves[t + 32]).x = 5.0f;  // a conditional of elements is an lvalue, its member too
   auto& [v, kind] = cells[t];
   v = static_cast<float>(t);
   kind = Cell::open;
@@ -120,7 +124,7 @@ __global__ void memberFormsValid(float* out, int bug) {
   sum += w * buf[n];                                                                           // @valid-times-read
   if (kv2[n].key < w) sum += 1000.0f;                                                          // @valid-less-read
   sum += ds[n].Base::x + ds[n].y + buckets[n].vals[0] + static_cast<float>(buckets[n].n);      // + 1 + 0 + 2 + 1
-  sum += ms[n].v + ptrs[n]->v;                                                                 // + 3 + n
+  sum += ms[n].v + ptrs[n]->v + halves[n].x + halves[n + 32].x;                                // + 3 + n + 5
   out[t] = sum + static_cast<float>(cells[n].kind == Cell::open);                              // + 1
 }
 

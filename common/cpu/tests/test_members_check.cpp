@@ -71,7 +71,7 @@ TEST(CheckMembers, ValidMemberFormsAndOperandsAfterNames) {
   const std::vector<float> got = out.get();
   for (int t = 0; t < 32; ++t) {
     const int n = (t + 1) % 32;
-    const float expected = 100.0f + n + 4 + 7 + 1.0f + (n < 2 ? 1000.0f : 0.0f) + 1 + 0 + 2 + 1 + 3 + n + 1;
+    const float expected = 100.0f + n + 4 + 7 + 1.0f + (n < 2 ? 1000.0f : 0.0f) + 1 + 0 + 2 + 1 + 3 + n + 5 + 1;
     EXPECT_EQ(got[t], expected) << t;
   }
 
