@@ -66,6 +66,51 @@ void Rewriter::find_functions() {
     }
     functions_.push_back(std::move(f));
   }
+  find_function_templates();
+}
+
+void Rewriter::find_function_templates() {
+  // Every function template of the file, whatever its qualifiers are written as (`#define DEV __device__
+  // __forceinline__`, a member template of a struct, `__host__ __device__` behind a macro): a by-value `T` parameter
+  // deduces the element proxy from `f(s[i])`, and the copy would write the element (value_contexts.cpp).
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    if (!is_ident(i, "template") || !is_punct(next(i), "<")) continue;
+    std::size_t k = next(i);
+    for (int depth = 0; k < toks_.size(); k = next(k)) {  // to the template parameter list's '>'
+      if (is_open(k)) {
+        k = match(k);
+        continue;
+      }
+      depth += is_punct(k, "<") ? 1 : is_punct(k, ">") ? -1 : is_punct(k, ">>") ? -2 : 0;
+      if (depth <= 0) break;
+    }
+    // The declaration after it: a function if a '(' after a name comes before any ';', '=', '{' or class key.
+    for (k = next(k); k < toks_.size(); k = next(k)) {
+      if (is_punct(k, ";") || is_punct(k, "=") || is_punct(k, "{") || is_ident(k, "template") || is_ident(k, "class") ||
+          is_ident(k, "struct") || is_ident(k, "union") || is_ident(k, "concept") || is_ident(k, "using") ||
+          is_ident(k, "operator") || toks_[k].kind == Tok::preproc)
+        break;
+      if (is_punct(k, "<")) {  // a return type's template arguments (`Vec<T, 4>`)
+        int depth = 0;
+        for (; k < toks_.size(); k = next(k)) {
+          if (is_open(k)) k = match(k);
+          depth += is_punct(k, "<") ? 1 : is_punct(k, ">") ? -1 : is_punct(k, ">>") ? -2 : 0;
+          if (depth <= 0 || is_punct(k, ";") || is_punct(k, "{")) break;
+        }
+        continue;
+      }
+      if (!is_punct(k, "(")) continue;
+      const std::size_t p = prev(k);
+      if (is_ident(p, "__launch_bounds__") || is_ident(p, "__align__") || is_ident(p, "alignas") ||
+          is_ident(p, "__attribute__") || is_ident(p, "decltype") || is_ident(p, "__declspec") ||
+          is_ident(p, "requires") || is_ident(p, "noexcept") || is_ident(p, "__nv_pure__")) {
+        k = match(k);
+        continue;
+      }
+      if (is_ident(p)) template_functions_.emplace(std::string(toks_[p].text), parameter_kinds(k, match(k)));
+      break;
+    }
+  }
 }
 
 std::vector<Rewriter::Param> Rewriter::parameter_kinds(std::size_t open, std::size_t close) const {

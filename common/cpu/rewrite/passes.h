@@ -275,6 +275,8 @@ class Rewriter {
   // deduced (`swap(s[i], s[j])`, `warp_sum(s[tid])`): a proxy would deduce the proxy type, which `T&` cannot bind and
   // `T` computes in. The argument's parameter kind, or nothing.
   std::optional<Param> template_argument(std::size_t first, std::size_t last) const;
+  // The name before the `<...>` closed at gt (`f<16>`), or npos.
+  std::size_t template_name_before(std::size_t gt) const;
   // Whether the identifier at `callee`, called at token `at`, names a callable object declared in the enclosing
   // function, as a parameter (`F f`, `const Op& op`) or a local (`MaxOp op;`), whose operator() the rewriter cannot
   // see: it may be a template deducing the proxy type. Its arguments get the element itself (element_ref).
@@ -295,6 +297,7 @@ class Rewriter {
   bool returns_reference(std::size_t k) const;
   // `auto name = [...](auto x, auto& y) {...}` in fn's body: called like a function template of the file.
   void generic_lambdas(const Function& fn);
+  void find_function_templates();
   // `float& r = s[i];` at the `&` token k: becomes `auto&& r = s[i];` (a proxy that reads and writes s[i] at each
   // use); r is remembered in fn.proxy_refs.
   // A non-const `float& m = c ? s[i] : s[j];` becomes `auto&& m = ::course_cpu::check::either(c, s[i], s[j]);`.
@@ -334,7 +337,7 @@ class Rewriter {
     std::string address;
   };
   std::map<std::string, KernelDecls> kernel_decls_;
-  std::map<std::string, std::vector<Param>> template_functions_;  // __device__/__global__ templates -> parameters
+  std::map<std::string, std::vector<Param>> template_functions_;  // function templates -> parameters
   std::map<std::size_t, std::set<std::string>> shared_arrays_;    // body '{' -> names
   std::map<std::size_t, std::set<std::string>> shared_scalars_;   // body '{' -> names of arithmetic __shared__ scalars
   std::set<std::string> global_shared_;

@@ -158,11 +158,16 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
     if (k != npos && (is_punct(k, "{") || is_punct(k, "[") || is_punct(k, ";"))) return std::nullopt;
     open = k;
   }
-  const std::size_t callee = open == npos ? npos : prev(open);
-  if (callee == npos || !is_ident(callee)) return std::nullopt;  // a template with explicit <...> converts as it is
+  std::size_t callee = open == npos ? npos : prev(open);
+  // `f<16>(s[i])`: the arguments not given explicitly are still deduced.
+  const bool explicit_arguments = callee != npos && is_punct(callee, ">");
+  if (explicit_arguments) callee = template_name_before(callee);
+  if (callee == npos || !is_ident(callee)) return std::nullopt;
   const std::size_t before = prev(callee);
-  if (before != npos && (is_punct(before, ".") || is_punct(before, "->"))) return std::nullopt;  // a member
+  const bool member = before != npos && (is_punct(before, ".") || is_punct(before, "->"));
   const auto found = template_functions_.find(std::string(toks_[callee].text));
+  // A member function (`op.apply(s[i])`) or explicit arguments: only a function template of the file deduces there.
+  if ((member || explicit_arguments) && found == template_functions_.end()) return std::nullopt;
   // cuda::std::swap(s[i], s[j]) swaps the elements themselves (bound, bounds-checked; the swap is not seen); the rest
   // of cuda::std (max, min, clamp, ...) takes the elements' values.
   if (found == template_functions_.end() && cuda_std(callee))
@@ -179,6 +184,21 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   if (kind == Param::value_pack) kind = Param::value;
   if (kind == Param::reference_pack) kind = Param::reference;
   return kind;
+}
+
+std::size_t Rewriter::template_name_before(std::size_t gt) const {
+  int depth = 0;
+  for (std::size_t k = gt; k != npos; k = prev(k)) {
+    if (is_close(k)) {
+      k = match_back(k);
+      if (k == npos) return npos;
+      continue;
+    }
+    if (is_punct(k, ";") || is_punct(k, "{") || is_punct(k, "}") || is_open(k)) return npos;
+    depth += is_punct(k, ">") ? 1 : is_punct(k, ">>") ? 2 : is_punct(k, "<") ? -1 : 0;
+    if (depth == 0) return prev(k);
+  }
+  return npos;
 }
 
 bool Rewriter::braced_cuda_std_argument(std::size_t p, std::size_t q) const {

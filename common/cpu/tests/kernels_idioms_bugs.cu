@@ -142,13 +142,46 @@ template <typename T>
 __device__ T doubled(T v) {
   return v + v;
 }
+// The same deduction where the qualifiers are a macro, the template is a member, or some arguments are explicit: each
+// helper changes its by-value copy, which once wrote the shared element (the rewriter saw only `__device__` templates
+// called by their plain name).
+#define IDIOM_DEVICE __device__ __forceinline__
+template <typename T>
+IDIOM_DEVICE T tripled(T v) {
+  v *= 3;
+  return v;
+}
+template <int K, typename T>
+IDIOM_DEVICE T scaledBy(T v) {
+  v *= static_cast<T>(K);
+  return v;
+}
+template <typename T>
+IDIOM_DEVICE void swapByMacro(T& a, T& b) {
+  const T t = a;
+  a = b;
+  b = t;
+}
+struct IdiomStep {
+  template <typename T>
+  __device__ T next(T v) const {
+    v += 1;
+    return v;
+  }
+};
 __global__ void templateHelpers(float* out, int racy) {
   __shared__ float s[64];
   s[threadIdx.x] = static_cast<float>(threadIdx.x);
   if (!racy) __syncthreads();
   if (threadIdx.x == 0 && !racy) swapValues(s[0], s[1]);
+  if (threadIdx.x == 2 && !racy) swapByMacro(s[2], s[3]);
   if (!racy) __syncthreads();
-  out[threadIdx.x] = doubled(s[threadIdx.x ^ 1]);  // @template-argument-read
+  const IdiomStep step;
+  const IdiomStep* stepper = &step;
+  const float copies =
+      tripled(s[threadIdx.x]) + scaledBy<4>(s[threadIdx.x]) + step.next(s[threadIdx.x]) + stepper->next(s[threadIdx.x]);
+  if (!racy) __syncthreads();
+  out[threadIdx.x] = doubled(s[threadIdx.x ^ 1]) + copies;  // @template-argument-read
 }
 cudaError_t run_template_helpers(float* out, int racy) {
   templateHelpers<<<1, 64>>>(out, racy);

@@ -94,16 +94,20 @@ TEST(IdiomBugs, ASharedElementInAConditionalIsStillChecked) {
 }
 
 // A function template's parameters are deduced from shared elements as nvcc deduces them (the element's type, not
-// check mode's proxy): swap through T&, a helper taking T. Its by-value argument is still a checked read.
+// check mode's proxy): swap through T&, a helper taking T, also with its qualifiers written as a macro, as a member
+// template, and with some template arguments explicit. Its by-value argument is still a checked read.
 TEST(IdiomBugs, SharedElementsPassedToFunctionTemplates) {
   course_cpu::take_diagnostics();
   DeviceBuffer<float> out(64);
   ASSERT_EQ(run_template_helpers(out.ptr, 0), cudaSuccess);
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
   const std::vector<float> got = out.get();
-  EXPECT_EQ(got[0], 0.0f);  // 2 * s[1], and s[1] is 0 after the swap
-  EXPECT_EQ(got[1], 2.0f);  // 2 * s[0] = 2 * 1
-  for (int i = 2; i < 64; ++i) EXPECT_EQ(got[i], 2.0f * static_cast<float>(i ^ 1)) << i;
+  std::vector<float> s(64);
+  for (int i = 0; i < 64; ++i) s[i] = static_cast<float>(i);
+  std::swap(s[0], s[1]);
+  std::swap(s[2], s[3]);
+  // 2 s[t ^ 1] + 3 s[t] + 4 s[t] + 2 (s[t] + 1): the copies changed, not the elements
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(got[i], 2.0f * s[i ^ 1] + 9.0f * s[i] + 2.0f) << i;
   run_template_helpers(out.ptr, 1);
   EXPECT_FALSE(naming("race", "@template-argument-read").empty());
 }

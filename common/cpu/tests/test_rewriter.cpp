@@ -420,8 +420,9 @@ TEST(Rewriter, ProxiesPassedToFunctionTemplatesAreTheElementOrItsValue) {
   EXPECT_TRUE(contains(out,
                        "float x = twice(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[n]), "
                        "(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[1]))) + "
-                       "plain(COURSE_CHECKED(s, __LINE__)[2]) + twice<float>(COURSE_CHECKED(s, __LINE__)[3]);"))
-      << out;  // a non-template, and explicit template arguments, convert the proxy as they are
+                       "plain(COURSE_CHECKED(s, __LINE__)[2]) + "
+                       "twice<float>(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[3]));"))
+      << out;  // a non-template converts the proxy as it is; explicit template arguments may leave some deduced
   EXPECT_TRUE(contains(out,
                        "many(::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[4]), "
                        "::course_cpu::check::element_ref(COURSE_CHECKED(p, __LINE__)[5]));"))
