@@ -40,6 +40,12 @@ void Rewriter::find_functions() {
     const std::size_t close = match(open);
     if (is_ident(prev(open)) && template_keyword(i) != npos)
       template_functions_[std::string(toks_[prev(open)].text)] = parameter_kinds(open, close);
+    if (is_ident(prev(open)) && template_keyword(i) == npos) {
+      // A plain function's parameters; overloads that differ in them leave the name unknown (empty).
+      const auto [it, added] =
+          function_params_.emplace(std::string(toks_[prev(open)].text), parameter_kinds(open, close));
+      if (!added && it->second != parameter_kinds(open, close)) it->second.clear();
+    }
     if (is_ident(i, "__global__") && is_ident(prev(open)) && template_keyword(i) == npos) {
       KernelDecls& d = kernel_decls_[std::string(toks_[prev(open)].text)];
       d.signatures.insert(text(open, close + 1, true));

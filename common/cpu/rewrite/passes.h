@@ -277,6 +277,8 @@ class Rewriter {
   std::optional<Param> template_argument(std::size_t first, std::size_t last) const;
   // The name before the `<...>` closed at gt (`f<16>`), or npos.
   std::size_t template_name_before(std::size_t gt) const;
+  // Whether the chain between tokens p and q is an operand of a binary operator (read as its value).
+  bool binary_operand(std::size_t p, std::size_t q) const;
   // Whether the identifier at `callee`, called at token `at`, names a callable object declared in the enclosing
   // function, as a parameter (`F f`, `const Op& op`) or a local (`MaxOp op;`), whose operator() the rewriter cannot
   // see: it may be a template deducing the proxy type. Its arguments get the element itself (element_ref).
@@ -338,6 +340,7 @@ class Rewriter {
   };
   std::map<std::string, KernelDecls> kernel_decls_;
   std::map<std::string, std::vector<Param>> template_functions_;  // function templates -> parameters
+  std::map<std::string, std::vector<Param>> function_params_;     // __device__ functions -> parameters (if one set)
   std::map<std::size_t, std::set<std::string>> shared_arrays_;    // body '{' -> names
   std::map<std::size_t, std::set<std::string>> shared_scalars_;   // body '{' -> names of arithmetic __shared__ scalars
   std::set<std::string> global_shared_;

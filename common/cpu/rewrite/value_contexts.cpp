@@ -86,6 +86,7 @@ bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::s
 
 bool Rewriter::value_context(std::size_t first, std::size_t last) const {
   std::size_t p = prev(first), q = next(last);
+  if (binary_operand(p, q)) return true;
   while (p != npos && is_punct(p, "(") && match(p) == q) {  // (s[i]) is s[i]
     p = prev(p);
     q = next(q);
@@ -173,6 +174,14 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   if (found == template_functions_.end() && cuda_std(callee))
     return toks_[callee].text == "swap" ? Param::reference : Param::value;
   if (found == template_functions_.end() && math_function(callee)) return Param::value;
+  // A __device__ function of the file taking a value: the element's value, which converts as CUDA converts the
+  // element (`len(f[i])` with `len(V3)` and V3(float): the proxy would need two user conversions).
+  const auto plain = function_params_.find(std::string(toks_[callee].text));
+  if (found == template_functions_.end() && plain != function_params_.end() && !plain->second.empty()) {
+    const std::vector<Param>& params = plain->second;
+    if (index < params.size() && params[index] == Param::value) return Param::value;
+    return std::nullopt;
+  }
   if (found == template_functions_.end() || found->second.empty()) {
     // A functor or a callable parameter: a by-value `T` copies the element, a `T&` binds it, as in CUDA.
     if (found == template_functions_.end() && callable_object(callee, first)) return Param::reference;
@@ -184,6 +193,42 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   if (kind == Param::value_pack) kind = Param::value;
   if (kind == Param::reference_pack) kind = Param::reference;
   return kind;
+}
+
+bool Rewriter::binary_operand(std::size_t p, std::size_t q) const {
+  // An operand of a binary operator is read as its value: `acc + s[i]` with a `V3 operator+(V3, V3)` and a converting
+  // constructor V3(float) needs proxy -> float -> V3, two user conversions, where CUDA needs one (it did not compile).
+  static const std::set<std::string_view> binary = {
+      "+", "-", "*",  "/",  "%",  "<",  ">",  "<=", ">=", "==", "!=", "&&", "||",  "^",
+      "|", "&", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
+  const auto op = [&](std::size_t k) { return toks_[k].kind == Tok::punct && binary.count(toks_[k].text); };
+  // (s[i]) is s[i]; f(s[i]), f<2>(s[i]), (T)(s[i]) are not parentheses around an operand.
+  while (p != npos && q < toks_.size() && is_punct(p, "(") && match(p) == q && prev(p) != npos && !is_ident(prev(p)) &&
+         !is_punct(prev(p), ">") && !is_punct(prev(p), ")") && !is_punct(prev(p), "]")) {
+    p = prev(p);
+    q = next(q);
+  }
+  if (p == npos || q >= toks_.size()) return false;
+  // Token k ends an operand, so a `+`, `-`, `*` or `&` after it is binary (`n * s[i]`, not `*s[i]`).
+  const auto ends_operand = [&](std::size_t k) {
+    if (k == npos) return false;
+    // `(const float4*)&s[i]`: a cast's ')' ends no operand
+    if (toks_[k].kind == Tok::number || toks_[k].kind == Tok::chr || is_punct(k, "]") ||
+        (is_punct(k, ")") && !c_cast_close(k)))
+      return true;
+    static const std::set<std::string_view> keywords = {"return", "case", "sizeof", "throw", "co_return", "else"};
+    return is_ident(k) && !keywords.count(toks_[k].text);
+  };
+  // Not where the element itself is needed: `&s[i] + 1`, `++s[i] + 1`, `s[i]++ * 2`, `x + s[i] = ...`.
+  const bool element_before =
+      is_punct(p, "++") || is_punct(p, "--") || ((is_punct(p, "&") || is_punct(p, "*")) && !ends_operand(prev(p)));
+  if (element_before || is_punct(q, "++") || is_punct(q, "--") || is_punct(q, "=")) return false;
+  const auto assigns = [&](std::size_t k) {
+    const std::string_view t = toks_[k].text;
+    return t.size() >= 2 && t.back() == '=' && t != "<=" && t != ">=" && t != "==" && t != "!=";
+  };
+  if (op(q) && !assigns(q)) return true;  // the left operand (of a compound assignment, it is the element)
+  return op(p) && (assigns(p) || ends_operand(prev(p)));  // the right operand
 }
 
 std::size_t Rewriter::template_name_before(std::size_t gt) const {

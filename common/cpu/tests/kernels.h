@@ -46,3 +46,5 @@ cudaError_t run_dereference_forms(int mode, const float* in, float* out);
 cudaError_t run_whole_stores(int mode, float* out);
 cudaError_t run_member_forms(int mode, float* out);
 cudaError_t run_member_forms_valid(int bug, float* out);
+// Elements as operands of a user type's operators and arguments of its functions, converted by its constructor.
+cudaError_t run_converting_operands(float* out);

@@ -132,3 +132,43 @@ cudaError_t run_member_forms_valid(int bug, float* out) {
   memberFormsValid<<<1, 32>>>(out, bug);
   return cudaDeviceSynchronize();
 }
+
+// Elements as operands and arguments that convert through a user type's constructor: CUDA converts the element's
+// value once (float -> V3); check mode's proxy would need two user conversions, and these did not compile.
+struct V3 {
+  float x, y, z;
+  __device__ V3(float v) : x(v), y(v), z(v) {}
+  __device__ V3(float a, float b, float c) : x(a), y(b), z(c) {}
+  __device__ V3& operator+=(V3 o) {
+    x += o.x;
+    y += o.y;
+    z += o.z;
+    return *this;
+  }
+};
+__device__ V3 operator+(V3 a, V3 b) { return V3(a.x + b.x, a.y + b.y, a.z + b.z); }
+__device__ bool operator<(V3 a, V3 b) { return a.x + a.y + a.z < b.x + b.y + b.z; }
+__device__ float spread(V3 v) { return v.x + 2.0f * v.y + 4.0f * v.z; }
+struct Weighted {
+  float w;
+  int k;
+};
+__global__ void convertingOperands(float* out) {
+  __shared__ Weighted s[32];
+  __shared__ float f[32];
+  const int n = threadIdx.x;
+  s[n].w = static_cast<float>(n);
+  s[n].k = 2 * n;
+  f[n] = 0.5f * static_cast<float>(n);
+  __syncthreads();
+  V3 acc(1.0f);
+  acc = acc + s[n].w;                                        // 1 + n
+  acc = f[(n + 1) % 32] + acc;                               // + (n + 1) % 32 / 2
+  acc += f[n];                                               // + n / 2
+  const float l = spread(s[n].w) + spread(f[(n + 1) % 32]);  // 7 n + 7 ((n + 1) % 32) / 2
+  out[n] = acc.x + l + (acc < f[n] ? 1000.0f : 0.0f);
+}
+cudaError_t run_converting_operands(float* out) {
+  convertingOperands<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}

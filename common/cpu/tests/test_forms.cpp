@@ -1,5 +1,6 @@
 // Self-tests of valid CUDA forms the rewriter once mishandled (kernels_forms.cu), in both modes: the GPU's result,
 // and no diagnostic in check mode.
+#include "kernels.h"
 #include "kernels_idioms.h"
 #include "test_util.h"
 
@@ -241,5 +242,20 @@ TEST(Forms, LanesThatReachALineByDifferentCallsAreNotTogether) {
   for (int t = 0; t < 32; ++t) {
     EXPECT_EQ(got[t], t / 2) << t;
     EXPECT_EQ(got_masks[t], t % 4 == 0 ? 0x11111111u : 0xeeeeeeeeu) << t;
+  }
+}
+
+// A user type converting from float (V3(float)) with its own operators and functions: an element as an operand or an
+// argument converts once, as in CUDA (check mode's proxy would need two user conversions: it did not compile).
+TEST(Forms, ElementsConvertThroughAUserTypesConstructor) {
+  DeviceBuffer<float> out(32);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_converting_operands(out.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<float> got = out.get();
+  for (int n = 0; n < 32; ++n) {
+    const float next = 0.5f * static_cast<float>((n + 1) % 32), own = 0.5f * static_cast<float>(n);
+    const float acc = 1.0f + static_cast<float>(n) + next + own;
+    EXPECT_EQ(got[n], acc + 7.0f * static_cast<float>(n) + 7.0f * next) << n;
   }
 }

@@ -99,7 +99,7 @@ TEST(Rewriter, AutoFromACheckedSubscriptIsAValue) {
   EXPECT_EQ(lines(out), lines(src));
   EXPECT_TRUE(
       contains(out,
-               "auto v = ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0] + 1), "
+               "auto v = ::course_cpu::check::value(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0]) + 1), "
                "w = ::course_cpu::check::value(::course_cpu::check::for_load(COURSE_CHECKED(p, __LINE__))[n]);"))
       << out;
   EXPECT_TRUE(contains(out, "const auto c = ::course_cpu::check::value((COURSE_CHECKED(s, __LINE__)[1]));")) << out;
@@ -125,14 +125,16 @@ TEST(Rewriter, ProxiesWhereCppNeedsTheElementsValue) {
   EXPECT_TRUE(contains(out, "float a = (n < 4) ? ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[n]) : 0;"))
       << out;
   EXPECT_TRUE(contains(out, "float b = n ? 1 : (::course_cpu::check::value(COURSE_CHECKED(p, __LINE__)[n]));")) << out;
-  EXPECT_TRUE(contains(out, "float c = n ? COURSE_CHECKED(s, __LINE__)[n] * 2 : 0;")) << out;  // already a float
+  EXPECT_TRUE(contains(out, "float c = n ? ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[n]) * 2 : 0;"))
+      << out;  // already a float
   EXPECT_TRUE(contains(out, "printf(\"%f %d\\n\", ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[0]), n);"))
       << out;
   EXPECT_TRUE(contains(out, "case 1: ::course_cpu::check::for_store(COURSE_CHECKED(s, __LINE__))[1] = 2;"))
       << out;  // a label's colon
-  EXPECT_TRUE(contains(out,
-                       "f(COURSE_CHECKED(s, __LINE__)[2], n ? COURSE_CHECKED(s, __LINE__)[3] + 1 : "
-                       "::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[4]));"))
+  EXPECT_TRUE(
+      contains(out,
+               "f(COURSE_CHECKED(s, __LINE__)[2], n ? ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[3]) + 1 : "
+               "::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[4]));"))
       << out;
 }
 
@@ -156,7 +158,7 @@ TEST(Rewriter, ReferencesToSharedElementsBecomeProxies) {
   EXPECT_TRUE(contains(out, "auto v = ::course_cpu::check::value(r);")) << out;  // a copy, as in CUDA
   EXPECT_TRUE(contains(out, "float w = n ? ::course_cpu::check::value(r) : 0;")) << out;
   EXPECT_TRUE(contains(out, "auto&& q = ::course_cpu::check::root(p, ")) << out;  // *p is p[0], checked too
-  EXPECT_TRUE(contains(out, "int x = n & r;")) << out;
+  EXPECT_TRUE(contains(out, "int x = n & ::course_cpu::check::value(r);")) << out;
   EXPECT_TRUE(contains(body(src), "float& r = s[n];"));  // fast mode: plain references
 }
 
@@ -255,10 +257,12 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
                                 "))[0 + static_cast<long long>(n)] = ::course_cpu::check::root(q, " + site("q", false) +
                                 ")[0 + static_cast<long long>(n * 2) - static_cast<long long>(u)];"))
       << out;
-  EXPECT_TRUE(contains(out, "float x = n * ::course_cpu::check::root(a, " + site("a", true) +
-                                ")[0], y = (n > 1) ? ::course_cpu::check::value(::course_cpu::check::root(b, " +
-                                site("b", true) + ")[0]) : 0, e = COURSE_CHECKED(p, __LINE__)[1] * " +
-                                "::course_cpu::check::root(b, " + site("b", true) + ")[0];"))
+  EXPECT_TRUE(contains(out, "float x = n * ::course_cpu::check::value(::course_cpu::check::root(a, " + site("a", true) +
+                                ")[0]), y = (n > 1) ? ::course_cpu::check::value(::course_cpu::check::root(b, " +
+                                site("b", true) +
+                                ")[0]) : 0, e = ::course_cpu::check::value(COURSE_CHECKED(p, "
+                                "__LINE__)[1]) * ::course_cpu::check::value(::course_cpu::check::root(b, " +
+                                site("b", true) + ")[0]);"))
       << out;
   EXPECT_TRUE(contains(out, "float4 v = ::course_cpu::check::root(reinterpret_cast<const float4*>(q + 4 * n), " +
                                 site("reinterpret_cast<const float4*>(q + 4 * n)", true) + ")[0];"))
@@ -271,9 +275,10 @@ TEST(Rewriter, DereferencesAndCStyleCastSubscriptsAreChecked) {
       << out;
   EXPECT_TRUE(contains(out, "float (*rows)[4] = reinterpret_cast<float (*)[4]>(p);")) << out;
   EXPECT_TRUE(contains(out, "float z = sizeof(float) * n, t = x * y, r = *(n > 2 ? q : b);")) << out;
-  EXPECT_TRUE(contains(out, "float g = ::course_cpu::check::deref_auto(row, " + site("row", true) +
-                                ", 0) + ::course_cpu::check::deref_auto(row, " + site("row", true) +
-                                ", 0 + static_cast<long long>(n));"))
+  EXPECT_TRUE(contains(out, "float g = ::course_cpu::check::value(::course_cpu::check::deref_auto(row, " +
+                                site("row", true) +
+                                ", 0)) + ::course_cpu::check::value(::course_cpu::check::deref_auto(row, " +
+                                site("row", true) + ", 0 + static_cast<long long>(n)));"))
       << out;
   EXPECT_TRUE(contains(out, "float h = *(rows + 1)[n] ;")) << out;  // *((rows + 1)[n]), not (*(rows + 1))[n]
   EXPECT_FALSE(contains(body(src), "check::")) << body(src);        // fast mode: as written
@@ -297,12 +302,13 @@ TEST(Rewriter, WalkingPointersOffsetsFirstAndArrowsAreChecked) {
            (local ? ", true" : "") + "}; return &site; }()";
   };
   EXPECT_TRUE(contains(out, "  ::course_cpu::check::for_store(::course_cpu::check::root(d++, " + site("d", true) +
-                                "))[0] = ::course_cpu::check::root(++p, " + site("p", false) +
-                                ")[0] + ::course_cpu::check::root(s, " + site("s", false) +
-                                ")[0 + static_cast<long long>(2 * n)   - static_cast<long long>(1)] + " +
-                                "::course_cpu::check::member<::course_cpu::check::Use::any>(::course_cpu::check::"
-                                "for_member(::course_cpu::check::root(ps, " +
-                                site("ps", false) + "))[0], COURSE_CPU_MEMBER_OF(.x, x));"))
+                                "))[0] = ::course_cpu::check::value(::course_cpu::check::root(++p, " +
+                                site("p", false) + ")[0]) + ::course_cpu::check::value(::course_cpu::check::root(s, " +
+                                site("s", false) +
+                                ")[0 + static_cast<long long>(2 * n)   - static_cast<long long>(1)]) + " +
+                                "::course_cpu::check::value(::course_cpu::check::member<::course_cpu::check::Use::any>("
+                                "::course_cpu::check::for_member(::course_cpu::check::root(ps, " +
+                                site("ps", false) + "))[0], COURSE_CPU_MEMBER_OF(.x, x)));"))
       << out;
   // `n - s` is no pointer arithmetic of CUDA; an `auto` local may be an iterator; an array cannot step.
   EXPECT_TRUE(contains(out, "float a = *(n - s), b = *it++, c = *s++;")) << out;
@@ -374,7 +380,9 @@ TEST(Rewriter, SizeofWithoutParenthesesIsLeftUnevaluated) {
   const std::string src =
       "__global__ void k(int* out) { __shared__ float s[32]; out[0] = sizeof s[0] + sizeof s->x + s[1]; }\n";
   const std::string out = body(src, Mode::check);
-  EXPECT_TRUE(contains(out, "= sizeof s[0] + sizeof s->x + COURSE_CHECKED(s, __LINE__)[1];")) << out;
+  EXPECT_TRUE(
+      contains(out, "= sizeof s[0] + sizeof s->x + ::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[1]);"))
+      << out;
 }
 
 TEST(Rewriter, CastsOfElementsToReferencesBindTheElement) {
@@ -394,7 +402,8 @@ TEST(Rewriter, CastsOfElementsToReferencesBindTheElement) {
   EXPECT_TRUE(contains(out, "float2 p = (float2&)::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[2]);"))
       << out;
   EXPECT_TRUE(contains(out,
-                       "float q = (float)COURSE_CHECKED(s, __LINE__)[3] + static_cast<float>(COURSE_CHECKED(s, "
+                       "float q = (float)::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[3]) + "
+                       "static_cast<float>(COURSE_CHECKED(s, "
                        "__LINE__)[1]);"))
       << out;
 }
@@ -420,7 +429,7 @@ TEST(Rewriter, ProxiesPassedToFunctionTemplatesAreTheElementOrItsValue) {
   EXPECT_TRUE(contains(out,
                        "float x = twice(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[n]), "
                        "(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[1]))) + "
-                       "plain(COURSE_CHECKED(s, __LINE__)[2]) + "
+                       "plain(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[2])) + "
                        "twice<float>(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[3]));"))
       << out;  // a non-template converts the proxy as it is; explicit template arguments may leave some deduced
   EXPECT_TRUE(contains(out,
@@ -710,11 +719,14 @@ TEST(Rewriter, CheckModeInstrumentsSharedAndPointerParameterSubscripts) {
                        "::course_cpu::check::for_store(COURSE_CHECKED(As, __LINE__))[threadIdx.y][threadIdx.x] = "
                        "::course_cpu::check::for_load(COURSE_CHECKED(a, __LINE__))[n];"))
       << out;
-  EXPECT_TRUE(contains(out, "COURSE_CHECKED(dyn, __LINE__)[1] += COURSE_CHECKED(As, __LINE__)[0][sizeof(As[0]) / 4];"))
+  EXPECT_TRUE(contains(out,
+                       "COURSE_CHECKED(dyn, __LINE__)[1] += ::course_cpu::check::value(COURSE_CHECKED(As, "
+                       "__LINE__)[0][sizeof(As[0]) / 4]);"))
       << out;
   EXPECT_TRUE(contains(out,
                        "::course_cpu::check::for_store(COURSE_CHECKED(out, __LINE__))[0] = s.v[1] + "
-                       "::course_cpu::check::member<::course_cpu::check::Use::any>(::course_cpu::check::for_member("
+                       "::course_cpu::check::value(::course_cpu::check::member<::course_cpu::check::Use::any>(::course_"
+                       "cpu::check::for_member("
                        "::course_cpu::check::root(reinterpret_cast<const float4*>(a), "))
       << out;  // a cast subscripted in place: checked like a local pointer; its member as a member access
   EXPECT_TRUE(contains(out, "float* p = &COURSE_CHECKED(As, __LINE__)[0][0];")) << out;
@@ -741,13 +753,20 @@ TEST(Rewriter, CheckModeInstrumentsLocalPointerVariables) {
   EXPECT_EQ(lines(out), lines(src));
   EXPECT_TRUE(contains(out,
                        "::course_cpu::check::for_store(COURSE_CHECKED_LOCAL(As, __LINE__))[0] = "
-                       "COURSE_CHECKED_LOCAL(Bs, __LINE__)[1] + "
-                       "::course_cpu::check::member<::course_cpu::check::Use::any>(::course_cpu::check::for_member("
-                       "COURSE_CHECKED_LOCAL(in4, __LINE__))[0], COURSE_CPU_MEMBER_OF(.x, x)) + "
-                       "COURSE_CHECKED_LOCAL(T, __LINE__)[1][2] + x;"))
+                       "::course_cpu::check::value(COURSE_CHECKED_LOCAL(Bs, __LINE__)[1]) + "
+                       "::course_cpu::check::value(::course_cpu::check::member<::course_cpu::check::Use::any>("
+                       "::course_cpu::check::for_member(COURSE_CHECKED_LOCAL(in4, __LINE__))[0], "
+                       "COURSE_CPU_MEMBER_OF(.x, x))) + ::course_cpu::check::value(COURSE_CHECKED_LOCAL(T, "
+                       "__LINE__)[1][2]) + x;"))
       << out;
-  EXPECT_TRUE(contains(out, "COURSE_CHECKED(out, __LINE__)[0] += COURSE_CHECKED_LOCAL(row, __LINE__)[1];")) << out;
-  EXPECT_TRUE(contains(out, "float x = r * n; x = x * COURSE_CHECKED(out, __LINE__)[0];")) << out;
+  EXPECT_TRUE(contains(out,
+                       "COURSE_CHECKED(out, __LINE__)[0] += ::course_cpu::check::value(COURSE_CHECKED_LOCAL(row, "
+                       "__LINE__)[1]);"))
+      << out;
+  EXPECT_TRUE(contains(out,
+                       "float x = r * n; x = x * ::course_cpu::check::value(COURSE_CHECKED(out, "
+                       "__LINE__)[0]);"))
+      << out;
   EXPECT_FALSE(contains(out, "COURSE_CHECKED_LOCAL(n")) << out;
   EXPECT_FALSE(contains(out, "COURSE_CHECKED_LOCAL(x")) << out;
 }

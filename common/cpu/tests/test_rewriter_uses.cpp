@@ -42,8 +42,8 @@ TEST(RewriterUses, MemberAccessesAreMarkedWithTheirUse) {
                                 "COURSE_CPU_MEMBER_OF(.pos, pos)) = " + kMember + "load>" + kForMember +
                                 "COURSE_CHECKED(s, __LINE__))[n + 1], COURSE_CPU_MEMBER_OF(.pos, pos));"))
       << out;
-  EXPECT_TRUE(contains(out, "a += " + kMember + "any>" + kForMember +
-                                "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x, x)) * 2;"))
+  EXPECT_TRUE(contains(out, "a += ::course_cpu::check::value(" + kMember + "any>" + kForMember +
+                                "COURSE_CHECKED(s, __LINE__))[n], COURSE_CPU_MEMBER_OF(.x, x))) * 2;"))
       << out;
   EXPECT_TRUE(contains(out, kMember + "store>" + kForMember + "::course_cpu::check::root(reinterpret_cast<float2*>(g)"))
       << out;
@@ -130,8 +130,8 @@ TEST(RewriterDerefs, MultipliedAndSteppedCastDereferencesAreChecked) {
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
-  EXPECT_TRUE(contains(out, "float x = n * ::course_cpu::check::root(p, ")) << out;
-  EXPECT_TRUE(contains(out, "y = (n + 1) * ::course_cpu::check::root(p, ")) << out;
+  EXPECT_TRUE(contains(out, "float x = n * ::course_cpu::check::value(::course_cpu::check::root(p, ")) << out;
+  EXPECT_TRUE(contains(out, "y = (n + 1) * ::course_cpu::check::value(::course_cpu::check::root(p, ")) << out;
   EXPECT_TRUE(contains(out, "float * *pp = &p;")) << out;
   EXPECT_TRUE(contains(out, "float4 v = ::course_cpu::check::root((float4*)p++, ")) << out;
   EXPECT_TRUE(contains(out, "::course_cpu::check::for_store(::course_cpu::check::root((float2*)p--, ")) << out;
