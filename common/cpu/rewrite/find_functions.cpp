@@ -58,10 +58,15 @@ void Rewriter::find_functions() {
       if (is_punct(b, "(")) b = match(b);
       b = next(b);
     }
+    if (b < toks_.size() && is_punct(b, ";") && is_ident(prev(open)))
+      declared_only_.insert(std::string(toks_[prev(open)].text));
     if (b >= toks_.size() || !is_punct(b, "{") || seen_bodies.count(b)) continue;
     seen_bodies.insert(b);
     Function f{b, match(b), pointer_params(open, close), {}, ""};
     f.kernel = is_ident(i, "__global__");
+    f.params_open = open;
+    f.is_template = template_keyword(i) != npos;
+    if (is_ident(prev(open))) ++definitions_[std::string(toks_[prev(open)].text)];
     for (std::size_t q = prev(i), n = 0; q != npos && is_ident(q) && n < 3; q = prev(q), ++n)
       f.host_too = f.host_too || is_ident(q, "__host__");
     for (std::size_t q = next(i); q < open; q = next(q)) f.host_too = f.host_too || is_ident(q, "__host__");

@@ -54,6 +54,9 @@ struct Function {
   // A __global__ function; else a __device__ one, whose pointer parameters come from device code
   // (COURSE_CHECKED_DEVICE_PARAM).
   bool kernel = false;
+  // The parameter list's '(' and whether the function is a template (check mode: reference_params()).
+  std::size_t params_open = 0;
+  bool is_template = false;
   // A __host__ __device__ function: nvcc compiles it for the host too (its device-only rules are warnings there).
   bool host_too = false;
   bool device_param(const std::string& name) const { return !kernel && pointer_params.count(name) > 0; }
@@ -167,6 +170,8 @@ class Rewriter {
   void nvcc_rules();
   // The names of the __device__/__global__ functions this file defines (a student's own `sqrt` is no <cmath> one).
   std::set<std::string> device_function_names_;
+  std::map<std::string, int> definitions_;  // __device__ functions with a body: how many per name
+  std::set<std::string> declared_only_;     // __device__ functions declared without a body somewhere
 
   // ---- pass 3: launches (launches.cpp) ---------------------------------------------
   void rewrite_launches();
@@ -299,6 +304,9 @@ class Rewriter {
   bool returns_reference(std::size_t k) const;
   // `auto name = [...](auto x, auto& y) {...}` in fn's body: called like a function template of the file.
   void generic_lambdas(const Function& fn);
+  // Check mode: `__device__ void add(float& dst, float v)` takes `auto&& dst`, so that an element passed to it stays a
+  // proxy and what the function does through dst is checked (value_contexts.cpp).
+  void reference_params(Function& fn);
   void find_function_templates();
   // `float& r = s[i];` at the `&` token k: becomes `auto&& r = s[i];` (a proxy that reads and writes s[i] at each
   // use); r is remembered in fn.proxy_refs.

@@ -415,6 +415,51 @@ std::string Rewriter::proxy_wrapper(std::size_t first, std::size_t last) const {
   return *kind == Param::reference ? "::course_cpu::check::element_ref(" : "::course_cpu::check::value(";
 }
 
+void Rewriter::reference_params(Function& fn) {
+  // Only where making the function an (abbreviated) template changes nothing else: one definition of the name and no
+  // declaration without a body (a call would take the non-template), not virtual, every other use of the name a call
+  // (no address taken), and parameters `[volatile] ARITHMETIC& name` (a non-const reference binds only that type).
+  if (fn.kernel || fn.is_template) return;
+  const std::size_t fname = prev(fn.params_open);
+  if (!is_ident(fname)) return;
+  const std::string_view name = toks_[fname].text;
+  if (declared_only_.count(std::string(name)) || definitions_[std::string(name)] != 1) return;
+  for (std::size_t k = 0; k < toks_.size(); k = next(k))
+    if (k != fname && is_ident(k, name) && !is_punct(next(k), "(")) return;
+  for (std::size_t q = prev(fname); q != npos && !is_punct(q, ";") && !is_punct(q, "{") && !is_punct(q, "}");
+       q = prev(q))
+    if (toks_[q].kind == Tok::preproc)
+      break;
+    else if (is_ident(q, "virtual"))
+      return;
+  static const std::set<std::string_view> arithmetic = {
+      "float",  "double", "int",     "unsigned", "signed",  "long",    "short",    "char",     "bool",
+      "size_t", "int8_t", "int16_t", "int32_t",  "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+  const std::size_t close = match(fn.params_open);
+  std::size_t start = next(fn.params_open);
+  for (std::size_t k = start; k <= close && k < toks_.size(); k = next(k)) {
+    if (k != close && !is_punct(k, ",")) {
+      if (is_open(k)) k = match(k);
+      continue;
+    }
+    // One parameter, tokens [start, k): [volatile] TYPE... & NAME
+    std::vector<std::size_t> t;
+    for (std::size_t q = start; q < k; q = next(q)) t.push_back(q);
+    start = next(k);
+    if (t.size() < 3 || !is_punct(t[t.size() - 2], "&") || !is_ident(t.back())) continue;
+    bool simple = true, any_type = false;
+    for (std::size_t j = 0; j + 2 < t.size(); ++j) {
+      const bool type = is_ident(t[j]) && arithmetic.count(toks_[t[j]].text);
+      any_type = any_type || type;
+      simple = simple && (type || is_ident(t[j], "volatile"));
+    }
+    if (!simple || !any_type) continue;
+    const std::string spacing = is_blank(toks_[t[t.size() - 2] + 1]) ? "" : " ";
+    edits_.push_back({t.front(), t[t.size() - 2] + 1, "auto&&" + spacing});
+    fn.proxy_refs.insert(std::string(toks_[t.back()].text));
+  }
+}
+
 void Rewriter::reference_declaration(std::size_t k, Function& fn, const std::set<std::string>& local) {
   // [const] TYPE & name = <proxy> ;   with TYPE made of names, ::, <...> and cv-qualifiers, after a ; { or }.
   const std::size_t name = next(k);

@@ -48,3 +48,6 @@ cudaError_t run_member_forms(int mode, float* out);
 cudaError_t run_member_forms_valid(int bug, float* out);
 // Elements as operands of a user type's operators and arguments of its functions, converted by its constructor.
 cudaError_t run_converting_operands(float* out);
+// Shared elements handed to helpers taking float& (kernels_helpers.cu): bug 1 races in the accumulating helper, bug 2
+// reads never-written elements through a volatile float&.
+cudaError_t run_reference_helpers(const float* in, float* out, int bug);

@@ -1,4 +1,5 @@
 // Self-tests of check mode on public CUDA idioms with a bug (kernels_idioms_bugs.cu): still found, at the right line.
+#include "kernels.h"
 #include "kernels_idioms.h"
 #include "test_util.h"
 
@@ -310,4 +311,32 @@ TEST(IdiomBugs, ARowReferencePastTheTileIsReported) {
   EXPECT_EQ(d[0].category, "out-of-bounds") << d[0].message;
   EXPECT_EQ(d[0].line, line_of("kernels_forms.cu", "@row-reference")) << d[0].message;
   EXPECT_NE(d[0].message.find("tile[32][0]"), std::string::npos) << d[0].message;
+}
+
+// Elements handed to __device__ helpers taking non-const references (kernels_helpers.cu): an out-parameter, an
+// accumulator, a swap and a volatile read compute what a GPU computes, and what a helper does through the reference is
+// checked like the element's own uses: the accumulator's race with its neighbour's store, the read of a never-written
+// element (both went unseen while the reference was a plain float&).
+TEST(IdiomBugs, ElementsPassedToReferenceParametersAreChecked) {
+  std::vector<float> x(64);
+  for (int i = 0; i < 64; ++i) x[i] = 1.0f + 0.25f * static_cast<float>(i);
+  DeviceBuffer<float> in(x), out(64);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_reference_helpers(in.ptr, out.ptr, 0), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  std::vector<float> s(64);
+  for (int j = 0; j < 64; ++j) s[j] = x[j] + x[(j + 63) % 64];
+  for (int t = 0; t < 64; t += 2) std::swap(s[t], s[t + 1]);
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], s[t] + 2.0f) << t;
+  const auto at = [](const char* category, const char* marker) {
+    const int line = line_of("kernels_helpers.cu", marker);
+    int n = 0;
+    for (const auto& d : of_category(course_cpu::take_diagnostics(), category)) n += d.line == line;
+    return n;
+  };
+  run_reference_helpers(in.ptr, out.ptr, 1);
+  EXPECT_GT(at("race", "@helper-accumulate"), 0);
+  run_reference_helpers(in.ptr, out.ptr, 2);
+  EXPECT_GT(at("uninitialized-shared-read", "@helper-uninitialized"), 0);
 }

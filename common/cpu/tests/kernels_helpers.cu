@@ -1,0 +1,36 @@
+// Self-test kernels: shared elements handed to __device__ helpers that take non-const references (an out-parameter,
+// an accumulator, a swap, a volatile read). Check mode checks what the helper does through the reference, as it
+// checks the element's own uses; these once went unseen (a race through `acc += ...`, a read of a never-written
+// element through `return x;`).
+#include "kernels.h"
+
+__device__ void storeTo(float& dst, float v) { dst = v; }
+__device__ void accumulate(float& acc, const float* in, int i) { acc += in[i]; }
+__device__ void swapFloats(float& a, float& b) {
+  const float t = a;
+  a = b;
+  b = t;
+}
+__device__ float readBack(volatile float& x) { return x; }
+
+__global__ void referenceHelpers(const float* in, float* out, int bug) {
+  __shared__ float s[64];
+  __shared__ float never[64];
+  const int t = threadIdx.x;
+  storeTo(s[t], in[t]);
+  if (bug != 1) __syncthreads();
+  accumulate(s[(t + 1) % 64], in, t);  // @helper-accumulate
+  __syncthreads();
+  if (t % 2 == 0) swapFloats(s[t], s[t + 1]);
+  __syncthreads();
+  float extra = 0.0f;
+  if (bug == 2) extra = readBack(never[t]);  // @helper-uninitialized
+  float local = 1.0f;
+  storeTo(local, 2.0f);  // a local variable: the same helper, a plain reference
+  out[t] = s[t] + local + extra;
+}
+
+cudaError_t run_reference_helpers(const float* in, float* out, int bug) {
+  referenceHelpers<<<1, 64>>>(in, out, bug);
+  return cudaDeviceSynchronize();
+}
