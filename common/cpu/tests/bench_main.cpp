@@ -23,7 +23,13 @@ cudaError_t run(const float*, const float*, float*, int);
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 256;
-  const int reps = argc > 2 ? std::max(1, std::atoi(argv[2])) : 9;
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 9;
+  if (argc > 3 || n < 16 || n % 16 != 0 || reps < 1) {
+    std::fprintf(stderr,
+                 "usage: course-cpu-bench [N=256] [repetitions=9]\n"
+                 "  N: the matrices' size, a positive multiple of 16 (the tile); repetitions: at least 1\n");
+    return 2;
+  }
   std::vector<float> h(static_cast<std::size_t>(n) * n, 1.0f);
   float *A, *B, *C;
   cudaMalloc(&A, h.size() * 4);
