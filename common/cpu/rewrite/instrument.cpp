@@ -36,7 +36,7 @@ void Rewriter::instrument() {
         if (deref_at(k, fn, local, &d)) {
           instrument_deref(k, d, fn, wrap.empty() && assigned(k, last));
         } else if (c_cast_subscript(k, &close)) {
-          const ChainMarks marks = chain_marks(k, subscripts_end(close), last, !wrap.empty());
+          const ChainMarks marks = chain_marks(k, subscripts_end(close), last, wrap);
           edits_.push_back({k, k, marks.open});
           edits_.push_back({k, k, "::course_cpu::check::root("});
           edits_.push_back({close + 1, close + 1, ", " + site_lambda(text(k, close + 1, false), true) + ")"});
@@ -77,7 +77,7 @@ void Rewriter::instrument() {
         std::size_t last = npos;
         const bool member = proxy_at(k, fn, local, &last);
         const std::string wrap = member ? proxy_wrapper(k, last) : "";
-        const ChainMarks marks = member ? chain_marks(k, k, last, !wrap.empty()) : ChainMarks{};
+        const ChainMarks marks = member ? chain_marks(k, k, last, wrap) : ChainMarks{};
         if (marks.tail.empty()) {  // p->f(), p->bins[i], &p->x: the element (a class), bounds-checked
           edits_.push_back({k, k + 1, checked_root(k, fn) + "[0]"});
           edits_.push_back({next(k), next(k) + 1, "."});
@@ -102,14 +102,14 @@ void Rewriter::instrument() {
                             : fn.auto_locals.count(name)  ? "COURSE_CHECKED_AUTO("
                             : fn.device_param(name)       ? "COURSE_CHECKED_DEVICE_PARAM("
                                                           : "COURSE_CHECKED(";
-        const ChainMarks marks = chain_marks(k, subscripts_end(k), last, !wrap.empty());
+        const ChainMarks marks = chain_marks(k, subscripts_end(k), last, wrap);
         edits_.push_back({k, k, marks.open});
         edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
         edits_.push_back({k + 1, k + 1, marks.close});
         if (!marks.tail.empty()) edits_.push_back({next(subscripts_end(k)), last + 1, marks.tail});
       } else if (cast_subscript(k, &close)) {
         // The cast's value is a pointer: checked like a local pointer, named by the cast's text in messages.
-        const ChainMarks marks = chain_marks(k, subscripts_end(close), last, !wrap.empty());
+        const ChainMarks marks = chain_marks(k, subscripts_end(close), last, wrap);
         edits_.push_back({k, k, marks.open});
         edits_.push_back({k, k, "::course_cpu::check::root("});
         edits_.push_back({close + 1, close + 1, ", " + site_lambda(text(k, close + 1, false), true) + ")"});
@@ -151,8 +151,14 @@ bool Rewriter::loaded(std::size_t first, std::size_t last) const {
 }
 
 Rewriter::ChainMarks Rewriter::chain_marks(std::size_t first, std::size_t elem_last, std::size_t last,
-                                           bool wrapped) const {
-  const char* use = wrapped ? "any" : assigned(first, last) ? "store" : loaded(first, last) ? "load" : "any";
+                                           const std::string& wrap) const {
+  // A chain given as its value to a function's by-value parameter (proxy_wrapper()) is read whole, like the whole
+  // right-hand side of `=`: a struct element passed by value (`combine(s[t], s[u])`) is a checked read.
+  const bool argument = wrap == kValueWrap && template_argument(first, last) == Param::value;
+  const char* use = !wrap.empty()           ? (argument ? "load" : "any")
+                    : assigned(first, last) ? "store"
+                    : loaded(first, last)   ? "load"
+                                            : "any";
   ChainMarks marks;
   // `s[i].pos.x`: member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x)); not `&s[i].x`, an address (atomicAdd's
   // operand), which stays the element's bounds-checked member.

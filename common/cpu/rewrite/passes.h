@@ -27,6 +27,9 @@ std::string escape(const std::string& s);
 // list starts (`(`, or npos for an object-like macro). False for any other directive (macros.cpp).
 bool define_body(std::string_view directive, std::size_t* body, std::size_t* params);
 
+// What proxy_wrapper() puts before a chain that is read as its value.
+inline constexpr const char* kValueWrap = "::course_cpu::check::value(";
+
 struct Edit {
   std::size_t begin, end;  // token range [begin, end); begin == end inserts before begin
   std::string text;
@@ -238,7 +241,7 @@ class Rewriter {
   struct ChainMarks {
     std::string open, close, tail;
   };
-  ChainMarks chain_marks(std::size_t first, std::size_t elem_last, std::size_t last, bool wrapped) const;
+  ChainMarks chain_marks(std::size_t first, std::size_t elem_last, std::size_t last, const std::string& wrap) const;
   // `p->member` at token k (p a checked pointer, not an `auto` local): `root(p, SITE)[0].member`.
   bool arrow_at(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
   void signed_terms(const Deref& d);

@@ -405,14 +405,13 @@ std::string Rewriter::proxy_wrapper(std::size_t first, std::size_t last) const {
   if (lvalue_operands_.count(first)) return "";  // an operand of either(...)
   // A reference cast binds the element itself (bounds-checked; what is done through it is not seen).
   if (reference_cast_operand(first, last)) return "::course_cpu::check::element_ref(";
-  if (value_context(first, last)) return "::course_cpu::check::value(";
+  if (value_context(first, last)) return kValueWrap;
   // `return s[i];` from a lambda or an `auto` function returns a copy, as CUDA does: never the proxy (which would
   // read the element later); a function that returns a reference keeps it.
-  if (is_ident(prev(first), "return") && is_punct(next(last), ";") && !returns_reference(first))
-    return "::course_cpu::check::value(";
+  if (is_ident(prev(first), "return") && is_punct(next(last), ";") && !returns_reference(first)) return kValueWrap;
   const std::optional<Param> kind = template_argument(first, last);
   if (!kind) return "";
-  return *kind == Param::reference ? "::course_cpu::check::element_ref(" : "::course_cpu::check::value(";
+  return *kind == Param::reference ? "::course_cpu::check::element_ref(" : kValueWrap;
 }
 
 void Rewriter::reference_params(Function& fn) {

@@ -51,3 +51,6 @@ cudaError_t run_converting_operands(float* out);
 // Shared elements handed to helpers taking float& (kernels_helpers.cu): bug 1 races in the accumulating helper, bug 2
 // reads never-written elements through a volatile float&.
 cudaError_t run_reference_helpers(const float* in, float* out, int bug);
+// A tree over a shared array of {sum, count} combined through a by-value helper and an operator; bug 1 drops the first
+// barrier (a race at the combining line).
+cudaError_t run_struct_arguments(const float* in, float* out, int bug);

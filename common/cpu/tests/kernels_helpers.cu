@@ -1,7 +1,8 @@
 // Self-test kernels: shared elements handed to __device__ helpers that take non-const references (an out-parameter,
 // an accumulator, a swap, a volatile read). Check mode checks what the helper does through the reference, as it
 // checks the element's own uses; these once went unseen (a race through `acc += ...`, a read of a never-written
-// element through `return x;`).
+// element through `return x;`). A struct element passed by value, or an operand of a struct's operator, is a read of
+// the whole element, checked like `Pair v = s[i];` (it was bounds-checked only).
 #include "kernels.h"
 
 __device__ void storeTo(float& dst, float v) { dst = v; }
@@ -32,5 +33,29 @@ __global__ void referenceHelpers(const float* in, float* out, int bug) {
 
 cudaError_t run_reference_helpers(const float* in, float* out, int bug) {
   referenceHelpers<<<1, 64>>>(in, out, bug);
+  return cudaDeviceSynchronize();
+}
+
+struct Pair {
+  float sum;
+  int count;
+};
+__device__ Pair combine(Pair a, Pair b) { return Pair{a.sum + b.sum, a.count + b.count}; }
+__device__ Pair operator+(const Pair& a, const Pair& b) { return combine(a, b); }
+
+__global__ void structArguments(const float* in, float* out, int bug) {
+  __shared__ Pair s[64];
+  const int t = threadIdx.x;
+  s[t] = Pair{in[t], 1};
+  for (int stride = 32; stride > 0; stride /= 2) {
+    if (bug != 1 || stride != 32) __syncthreads();
+    if (t < stride) s[t] = stride % 2 == 0 ? combine(s[t], s[t + stride]) : s[t] + s[t + stride];  // @pair-combine
+  }
+  __syncthreads();
+  if (t == 0) out[0] = s[0].sum + 1000.0f * static_cast<float>(s[0].count);
+}
+
+cudaError_t run_struct_arguments(const float* in, float* out, int bug) {
+  structArguments<<<1, 64>>>(in, out, bug);
   return cudaDeviceSynchronize();
 }
