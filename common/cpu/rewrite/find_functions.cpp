@@ -127,15 +127,18 @@ void Rewriter::find_function_templates() {
 std::vector<Rewriter::Param> Rewriter::parameter_kinds(std::size_t open, std::size_t close) const {
   std::vector<Param> kinds;
   Param kind = Param::value;
-  bool any = false, is_const = false, pack = false;
+  bool any = false, is_const = false, is_volatile = false, pack = false;
   int angle = 0;
   const auto finish = [&] {
     if (any) kinds.push_back(pack ? (kind == Param::reference ? Param::reference_pack : Param::value_pack) : kind);
     kind = Param::value;
-    any = is_const = pack = false;
+    any = is_const = is_volatile = pack = false;
   };
   for (std::size_t k = next(open); k < close; k = next(k)) {
     if (is_open(k)) {
+      // `const float (&row)[33]`: a reference to an array (or a function) binds the argument itself.
+      for (std::size_t q = next(k); q < match(k); q = next(q))
+        if (is_punct(k, "(") && (is_punct(q, "&") || is_punct(q, "&&"))) kind = Param::reference;
       k = match(k);
       any = true;
       continue;
@@ -154,9 +157,11 @@ std::vector<Rewriter::Param> Rewriter::parameter_kinds(std::size_t open, std::si
     }
     any = true;
     is_const = is_const || is_ident(k, "const");
+    is_volatile = is_volatile || is_ident(k, "volatile");
     if (is_punct(k, "...")) pack = true;
     if (angle == 0 && is_punct(k, "&&")) kind = Param::reference;  // a forwarding reference: keeps an lvalue
-    if (angle == 0 && is_punct(k, "&")) kind = is_const ? Param::value : Param::reference;
+    // `const volatile T&` cannot bind a value: the element itself.
+    if (angle == 0 && is_punct(k, "&")) kind = is_const && !is_volatile ? Param::const_reference : Param::reference;
   }
   finish();
   return kinds;

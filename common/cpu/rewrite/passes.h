@@ -142,7 +142,9 @@ class Rewriter {
   std::set<std::string> pointer_params(std::size_t open, std::size_t close) const;
   // How a function template's parameter takes an argument: a copy or a reference to const (`T`, `const T&`), or a
   // reference that must bind to an lvalue (`T&`, `T&&`); the last may be a pack, covering the rest.
-  enum class Param { value, reference, value_pack, reference_pack };
+  // How a parameter takes its argument: by value, by reference (T&, T&&, const volatile T&, an array's reference), by
+  // const reference (const T&), or a pack of either.
+  enum class Param { value, reference, const_reference, value_pack, reference_pack };
   std::vector<Param> parameter_kinds(std::size_t open, std::size_t close) const;
   // `static_cast<void (*)(params)>(&name<template parameters>)` for the __global__ function whose name is at token
   // `name` and parameter list at [open, close]; "" if it cannot be written.

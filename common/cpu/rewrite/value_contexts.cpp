@@ -160,9 +160,14 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
     open = k;
   }
   std::size_t callee = open == npos ? npos : prev(open);
-  // `f<16>(s[i])`: the arguments not given explicitly are still deduced.
+  // `f<16>(s[i])`: the arguments not given explicitly are still deduced; `f<float&>(s[i])` binds the element.
   const bool explicit_arguments = callee != npos && is_punct(callee, ">");
-  if (explicit_arguments) callee = template_name_before(callee);
+  if (explicit_arguments) {
+    const std::size_t gt = callee;
+    callee = template_name_before(gt);
+    for (std::size_t t = callee; callee != npos && t < gt; t = next(t))
+      if (is_punct(t, "&") || is_punct(t, "&&")) return std::nullopt;
+  }
   if (callee == npos || !is_ident(callee)) return std::nullopt;
   const std::size_t before = prev(callee);
   const bool member = before != npos && (is_punct(before, ".") || is_punct(before, "->"));
@@ -176,11 +181,18 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   if (found == template_functions_.end() && math_function(callee)) return Param::value;
   // A __device__ function of the file taking a value: the element's value, which converts as CUDA converts the
   // element (`len(f[i])` with `len(V3)` and V3(float): the proxy would need two user conversions).
+  // Where a template and a plain function share the name (overloads, or members of different classes), the plain
+  // one's parameter decides: its reference binds the element (the template then deduces the element's type, and the
+  // plain function wins the tie, as in CUDA).
   const auto plain = function_params_.find(std::string(toks_[callee].text));
-  if (found == template_functions_.end() && plain != function_params_.end() && !plain->second.empty()) {
+  if (plain != function_params_.end()) {
     const std::vector<Param>& params = plain->second;
-    if (index < params.size() && params[index] == Param::value) return Param::value;
-    return std::nullopt;
+    if (index >= params.size()) return std::nullopt;
+    if (params[index] == Param::value) return Param::value;
+    // A const reference binds the element itself, as in CUDA (`&e - base`, a returned reference), and converts it
+    // once (`len(const V3&)` with V3(float)); what the function reads through it is not seen.
+    if (params[index] == Param::const_reference) return Param::reference;
+    return found == template_functions_.end() ? std::nullopt : std::optional<Param>(Param::reference);
   }
   if (found == template_functions_.end() || found->second.empty()) {
     // A functor or a callable parameter: a by-value `T` copies the element, a `T&` binds it, as in CUDA.
@@ -190,7 +202,7 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   const std::vector<Param>& params = found->second;
   Param kind = index < params.size() ? params[index] : params.back();
   if (index >= params.size() && kind != Param::value_pack && kind != Param::reference_pack) return std::nullopt;
-  if (kind == Param::value_pack) kind = Param::value;
+  if (kind == Param::value_pack || kind == Param::const_reference) kind = Param::value;
   if (kind == Param::reference_pack) kind = Param::reference;
   return kind;
 }
@@ -222,7 +234,10 @@ bool Rewriter::binary_operand(std::size_t p, std::size_t q) const {
   // Not where the element itself is needed: `&s[i] + 1`, `++s[i] + 1`, `s[i]++ * 2`, `x + s[i] = ...`.
   const bool element_before =
       is_punct(p, "++") || is_punct(p, "--") || ((is_punct(p, "&") || is_punct(p, "*")) && !ends_operand(prev(p)));
-  if (element_before || is_punct(q, "++") || is_punct(q, "--") || is_punct(q, "=")) return false;
+  // Nor where the chain goes on (`1.0f + p[t].inc()`: the method runs on the element).
+  if (element_before || is_punct(q, "++") || is_punct(q, "--") || is_punct(q, "=") || is_punct(q, ".") ||
+      is_punct(q, "->") || is_punct(q, "(") || is_punct(q, "["))
+    return false;
   const auto assigns = [&](std::size_t k) {
     const std::string_view t = toks_[k].text;
     return t.size() >= 2 && t.back() == '=' && t != "<=" && t != ">=" && t != "==" && t != "!=";
@@ -421,6 +436,22 @@ void Rewriter::reference_params(Function& fn) {
   if (fn.kernel || fn.is_template) return;
   const std::size_t fname = prev(fn.params_open);
   if (!is_ident(fname)) return;
+  // Nor where the parameter's type shows (sizeof, decltype), a copy of it may be made that the rewriter does not see
+  // (`auto`, a lambda's capture), a reference to it is returned, or `auto` parameters are not allowed (a local class).
+  for (std::size_t k = fn.body_open; k < fn.body_close; k = next(k)) {
+    if (is_ident(k, "sizeof") || is_ident(k, "decltype") || is_ident(k, "auto")) return;
+    if (is_punct(k, "[") && (!is_ident(prev(k)) || is_ident(prev(k), "return")) && !is_punct(prev(k), "]") &&
+        !is_punct(prev(k), ")"))
+      return;
+  }
+  for (std::size_t q = prev(fname);
+       q != npos && !is_punct(q, ";") && !is_punct(q, "{") && !is_punct(q, "}") && toks_[q].kind != Tok::preproc;
+       q = prev(q))
+    if (is_punct(q, "&") || is_punct(q, "&&") || is_ident(q, "decltype")) return;
+  for (std::size_t q = next(match(fn.params_open)); q < fn.body_open; q = next(q))
+    if (is_punct(q, "&") || is_punct(q, "&&") || is_ident(q, "decltype")) return;  // a trailing return type
+  for (const Function& other : functions_)
+    if (&other != &fn && fname > other.body_open && fname < other.body_close) return;
   const std::string_view name = toks_[fname].text;
   if (declared_only_.count(std::string(name)) || definitions_[std::string(name)] != 1) return;
   for (std::size_t k = 0; k < toks_.size(); k = next(k))

@@ -259,3 +259,24 @@ TEST(Forms, ElementsConvertThroughAUserTypesConstructor) {
     EXPECT_EQ(got[n], acc + 7.0f * static_cast<float>(n) + 7.0f * next) << n;
   }
 }
+
+// Elements bound by reference (a struct's operator* taking Cplx&, &e - base through a const float&, a returned const
+// reference, const volatile float&), a method of an element inside an expression, scaleBy<float&>, a plain overload
+// beside a template, rows given to references to arrays, helpers whose parameter's type shows (sizeof, a returned
+// reference), a member of a local class: what a GPU computes, in both modes, with no diagnosis. Each once failed to
+// build or computed differently in check mode (kernels_calls.cu).
+TEST(Forms, ElementsBoundByReferenceKeepTheirIdentity) {
+  DeviceBuffer<float> out(32);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_call_forms(out.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) {
+    const int t1 = (t + 1) % 32, row = t % 4;
+    const float row_sum = static_cast<float>((row == 2 ? -1 : 1) * (64 * row + 28));
+    const float want =
+        static_cast<float>(t * t1 - 1 + (t + 3) % 32 + std::max(t, t1) + (t + 5) % 32 + t + 1000 + 3 * t + 3 + t + 3) +
+        row_sum + static_cast<float>(t + 1);
+    EXPECT_EQ(got[t], want) << t;
+  }
+}

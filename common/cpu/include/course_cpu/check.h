@@ -54,6 +54,7 @@ class ArrayView {
   // Non-subscript uses of a row (As[i] passed on) decay like the array would; `auto* row = As[i]` deduces that
   // pointer, `&As[i]` is a pointer to the row and `for (float x : As[i])` walks it (unchecked, like a pointer).
   using course_cpu_pointer_type = Elem*;
+  using course_cpu_array_type = Sub;  // what a reference parameter binds (element_ref())
   // The chain with its element's use marked (for_store(), for_load(), for_member()).
   template <Use V>
   ArrayView<Root, Sub, D, V> course_cpu_for_use() const {
@@ -185,17 +186,22 @@ MemberPath(A, V, F, const char*) -> MemberPath<A, V, F>;
 // `auto v = s[i];` is rewritten to `auto v = ::course_cpu::check::value(s[i]);`:
 // an element proxy becomes its value (a read), as `auto` copies the element
 // in CUDA, and a row of a 2D array (`auto row = tile[t];`) its pointer, as the
-// array decays; anything else is passed on as `auto` would copy it.
+// array decays. Anything else is passed on as it is: an lvalue (a struct
+// element, which is no proxy) as the lvalue, so that an operator or function
+// taking it by non-const reference still binds it (`auto` copies it anyway),
+// and a temporary as a value.
 // constexpr, so a macro's operand wrapped in it (`#define MAX(a, b) ...`) still makes a constant expression
 // (`__shared__ float s[MAX(BS, 32)];`, `constexpr int pad = MAX(BS / 16, 1);`).
 template <class X>
-constexpr auto value(X&& x) {
+constexpr decltype(auto) value(X&& x) {
   if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_value_type; })
     return static_cast<typename std::remove_cvref_t<X>::course_cpu_value_type>(x);
   else if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_pointer_type; })
     return static_cast<typename std::remove_cvref_t<X>::course_cpu_pointer_type>(x);  // a row decays to a pointer
+  else if constexpr (std::is_lvalue_reference_v<X>)
+    return static_cast<X>(x);
   else
-    return static_cast<X&&>(x);
+    return std::remove_cvref_t<X>(static_cast<X&&>(x));
 }
 
 // `printf` in the body of a function-like macro (`#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)`) is rewritten to
@@ -210,12 +216,15 @@ inline int printf_values(const char* format, A&&... a) {
 #pragma GCC diagnostic pop
 
 // An element proxy passed to a function template's `T&` parameter (`swap(s[i], s[j])`): the element itself, so that T
-// is deduced as the element's type; bounds-checked, and what the function does through it is not seen. Anything
+// is deduced as the element's type; bounds-checked, and what the function does through it is not seen. A row of a 2D
+// array given to a reference to an array (`rowsum(tile[r])` for `const float (&row)[N]`) is the row's array. Anything
 // else is passed on as it is.
 template <class X>
 inline decltype(auto) element_ref(X&& x) {
   if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_element_type; })
     return static_cast<typename std::remove_cvref_t<X>::course_cpu_element_type&>(x);
+  else if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_array_type; })
+    return static_cast<typename std::remove_cvref_t<X>::course_cpu_array_type&>(x);  // a row: `float (&row)[N]`
   else
     return static_cast<X&&>(x);
 }

@@ -1,0 +1,72 @@
+// Self-test kernels: shared elements given to functions and operators in forms where check mode must keep what CUDA
+// does (found by a red-team of the rewriter, 2026-11-29): the element bound by a non-const or const reference, a
+// method of an element called inside an expression, a reference explicitly given as a template argument, a template
+// and a plain overload of one name, a row given to a reference to an array, helpers whose parameter's type shows.
+#include "kernels.h"
+
+#include <cstring>
+
+struct Cplx {
+  float re, im;
+  __device__ float bump() { return re += 1.0f; }
+};
+__device__ Cplx operator*(Cplx& a, Cplx& b) { return Cplx{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+
+__device__ int indexOf(const float& e, const float* base) { return static_cast<int>(&e - base); }
+__device__ const float& larger(const float& a, const float& b) { return a < b ? b : a; }
+__device__ float loadVolatile(const volatile float& x) { return x; }
+template <class T>
+__device__ void scaleBy(T x, float f) {
+  x *= f;
+}
+__device__ float pick(float& x) { return x + 1000.0f; }
+template <class T>
+__device__ float pick(T x) {
+  return x;
+}
+template <int N>
+__device__ float rowSum(const float (&row)[N]) {
+  float s = 0.0f;
+  for (int i = 0; i < N; ++i) s += row[i];
+  return s;
+}
+__device__ void negateRow(float (&row)[8]) {
+  for (float& v : row) v = -v;
+}
+__device__ float bitsOf(float& x) {  // sizeof of the parameter: stays a plain reference
+  unsigned u = 0;
+  std::memcpy(&u, &x, sizeof(x));
+  return static_cast<float>(u >> 31);
+}
+__device__ float& same(float& x) { return x; }  // returns the reference: stays a plain reference
+
+__global__ void callForms(float* out) {
+  __shared__ Cplx c[32];
+  __shared__ float s[32];
+  __shared__ float rows[4][8];
+  const int t = threadIdx.x;
+  c[t] = Cplx{static_cast<float>(t), 1.0f};
+  s[t] = static_cast<float>(t);
+  rows[t / 8][t % 8] = static_cast<float>(t);
+  __syncthreads();
+  const Cplx m = c[t] * c[(t + 1) % 32];                               // t (t + 1) % 32 - 1
+  float r = m.re + static_cast<float>(indexOf(s[(t + 3) % 32], s));    // + (t + 3) % 32
+  r += larger(s[t], s[(t + 1) % 32]) + loadVolatile(s[(t + 5) % 32]);  // + max(t, (t + 1) % 32) + (t + 5) % 32
+  r += pick(s[t]);                                                     // + t + 1000 (the plain overload)
+  struct Local {
+    __device__ float twice(float& x) { return 2.0f * x; }
+  };
+  r += Local{}.twice(s[t]) + bitsOf(s[t]) + same(s[t]);  // + 2 t + 0 + t
+  __syncthreads();
+  r += 2.0f + c[t].bump();                  // + 2 + t + 1 (c[t].re becomes t + 1)
+  if (t == 0) scaleBy<float&>(s[1], 3.0f);  // s[1] = 3
+  if (t == 1) negateRow(rows[2]);
+  __syncthreads();
+  r += s[1] + rowSum(rows[t % 4]) + c[t].re;  // + 3 + (row t % 4's sum, row 2 negated) + t + 1
+  out[t] = r;
+}
+
+cudaError_t run_call_forms(float* out) {
+  callForms<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}
