@@ -3,13 +3,53 @@
 #include "passes.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 
 namespace course_rewrite {
 
+void Rewriter::find_device_macros() {
+  // Object-like macros that stand for __device__ (`#define DEV __device__ __forceinline__`, `#define HD __host__
+  // __device__`, and macros made of such macros): a function they qualify is a __device__ function. Not __global__.
+  std::map<std::string, std::string> bodies;
+  for (const Token& t : toks_) {
+    std::size_t body = 0, params = 0;
+    if (t.kind != Tok::preproc || !define_body(t.text, &body, &params) || params != std::string_view::npos) continue;
+    const std::size_t name = t.text.find_first_not_of(" \t", t.text.find("define") + 6);
+    bodies[std::string(t.text.substr(name, body - name))] += " " + std::string(t.text.substr(body)) + " ";
+  }
+  const auto has_word = [](const std::string& text, const std::string& word) {
+    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+      const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+      if ((at == 0 || !part(text[at - 1])) && (at + word.size() >= text.size() || !part(text[at + word.size()])))
+        return true;
+    }
+    return false;
+  };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [name, body] : bodies) {
+      if (device_macros_.count(name) || has_word(body, "__global__")) continue;
+      bool device = has_word(body, "__device__"), host = has_word(body, "__host__");
+      for (const auto& [other, host_too] : device_macros_)
+        if (has_word(body, other)) {
+          device = true;
+          host = host || host_too;
+        }
+      if (device) {
+        device_macros_[name] = host;
+        grew = true;
+      }
+    }
+  }
+}
+
 void Rewriter::find_functions() {
+  find_device_macros();
   std::set<std::size_t> seen_bodies;
   for (std::size_t i = 0; i < toks_.size(); ++i) {
-    if (!is_ident(i, "__global__") && !is_ident(i, "__device__")) continue;
+    const bool device_macro = is_ident(i) && device_macros_.count(std::string(toks_[i].text));
+    if (!is_ident(i, "__global__") && !is_ident(i, "__device__") && !device_macro) continue;
     // Walk to the parameter list's '(' (skipping attribute-like groups);
     // a ';', '=' or '{' first means a variable, not a function.
     std::size_t k = next(i);
@@ -67,9 +107,13 @@ void Rewriter::find_functions() {
     f.params_open = open;
     f.is_template = template_keyword(i) != npos;
     if (is_ident(prev(open))) ++definitions_[std::string(toks_[prev(open)].text)];
+    const auto host = [&](std::size_t q) {
+      const auto m = device_macros_.find(std::string(toks_[q].text));
+      return is_ident(q, "__host__") || (m != device_macros_.end() && m->second);
+    };
     for (std::size_t q = prev(i), n = 0; q != npos && is_ident(q) && n < 3; q = prev(q), ++n)
-      f.host_too = f.host_too || is_ident(q, "__host__");
-    for (std::size_t q = next(i); q < open; q = next(q)) f.host_too = f.host_too || is_ident(q, "__host__");
+      f.host_too = f.host_too || host(q);
+    for (std::size_t q = i; q < open; q = next(q)) f.host_too = f.host_too || host(q);
     if (is_ident(prev(open))) device_function_names_.insert(std::string(toks_[prev(open)].text));
     if (f.kernel && is_ident(prev(open))) {
       f.kernel_address = kernel_address(prev(open), open, close);

@@ -175,6 +175,8 @@ class Rewriter {
   void nvcc_rules();
   // The names of the __device__/__global__ functions this file defines (a student's own `sqrt` is no <cmath> one).
   std::set<std::string> device_function_names_;
+  // Object-like macros that stand for __device__ -> whether they also say __host__ (find_device_macros()).
+  std::map<std::string, bool> device_macros_;
   std::map<std::string, int> definitions_;  // __device__ functions with a body: how many per name
   std::set<std::string> declared_only_;     // __device__ functions declared without a body somewhere
 
@@ -313,6 +315,7 @@ class Rewriter {
   // proxy and what the function does through dst is checked (value_contexts.cpp).
   void reference_params(Function& fn);
   void find_function_templates();
+  void find_device_macros();
   // `float& r = s[i];` at the `&` token k: becomes `auto&& r = s[i];` (a proxy that reads and writes s[i] at each
   // use); r is remembered in fn.proxy_refs.
   // A non-const `float& m = c ? s[i] : s[j];` becomes `auto&& m = ::course_cpu::check::either(c, s[i], s[j]);`.

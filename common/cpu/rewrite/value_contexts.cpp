@@ -178,6 +178,13 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   // of cuda::std (max, min, clamp, ...) takes the elements' values.
   if (found == template_functions_.end() && cuda_std(callee))
     return toks_[callee].text == "swap" ? Param::reference : Param::value;
+  // std::min(p[1], 1.0f) in a __host__ __device__ function (nvcc warns, and runs the host's std::min): the values, as
+  // for cuda::std; std::swap and std::exchange bind the element.
+  if (found == template_functions_.end() && is_punct(prev(callee), "::") && is_ident(prev(prev(callee)), "std")) {
+    const std::string_view name = toks_[callee].text;
+    if (name == "min" || name == "max" || name == "clamp") return Param::value;
+    if (name == "swap" || name == "exchange") return index == 0 || name == "swap" ? Param::reference : Param::value;
+  }
   if (found == template_functions_.end() && math_function(callee)) return Param::value;
   // A __device__ function of the file taking a value: the element's value, which converts as CUDA converts the
   // element (`len(f[i])` with `len(V3)` and V3(float): the proxy would need two user conversions).

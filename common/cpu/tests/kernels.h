@@ -54,5 +54,8 @@ cudaError_t run_reference_helpers(const float* in, float* out, int bug);
 // A tree over a shared array of {sum, count} combined through a by-value helper and an operator; bug 1 drops the first
 // barrier (a race at the combining line).
 cudaError_t run_struct_arguments(const float* in, float* out, int bug);
+// Helpers qualified through macros (__device__ __forceinline__, __host__ __device__); bug 1 drops the barrier between
+// one helper's stores and the other's reads.
+cudaError_t run_macro_helpers(float* out, int bug);
 // Elements given to functions and operators in the red-team's forms (kernels_calls.cu), 32 threads.
 cudaError_t run_call_forms(float* out);

@@ -5,6 +5,8 @@
 // the whole element, checked like `Pair v = s[i];` (it was bounds-checked only).
 #include "kernels.h"
 
+#include <algorithm>
+
 __device__ void storeTo(float& dst, float v) { dst = v; }
 __device__ void accumulate(float& acc, const float* in, int i) { acc += in[i]; }
 __device__ void swapFloats(float& a, float& b) {
@@ -57,5 +59,28 @@ __global__ void structArguments(const float* in, float* out, int bug) {
 
 cudaError_t run_struct_arguments(const float* in, float* out, int bug) {
   structArguments<<<1, 64>>>(in, out, bug);
+  return cudaDeviceSynchronize();
+}
+
+// Helpers qualified through macros (`#define ... __device__ __forceinline__`, `__host__ __device__`) are device code:
+// their accesses are checked (a race through them once went unseen: they were taken for host functions), and the
+// __host__ __device__ one still runs on the host, std::min and all.
+#define HELPER_DEVICE __device__ __forceinline__
+#define HELPER_BOTH __host__ __device__
+HELPER_DEVICE void putAt(float* p, int i, float v) { p[i] = v; }
+HELPER_BOTH inline float clampAt(const float* p, int i) { return std::min(p[i], 40.0f); }  // @macro-helper-read
+
+__global__ void macroHelpers(float* out, int bug) {
+  __shared__ float s[64];
+  const int t = threadIdx.x;
+  putAt(s, t, static_cast<float>(t));
+  if (bug == 0) __syncthreads();
+  out[t] = clampAt(s, (t + 1) % 64);
+}
+
+cudaError_t run_macro_helpers(float* out, int bug) {
+  const float host[2] = {1.0f, 50.0f};
+  if (clampAt(host, 1) != 40.0f) return cudaErrorUnknown;
+  macroHelpers<<<1, 64>>>(out, bug);
   return cudaDeviceSynchronize();
 }

@@ -359,3 +359,16 @@ TEST(IdiomBugs, StructElementsPassedByValueAreCheckedReads) {
   run_struct_arguments(in.ptr, out.ptr, 1);
   EXPECT_GT(helpers_naming("race", "@pair-combine"), 0);
 }
+
+// Helpers qualified through macros are device code (kernels_helpers.cu): the values as on a GPU (and the
+// __host__ __device__ helper on the host), and without the barrier the race at the reading helper's line.
+TEST(IdiomBugs, HelpersQualifiedThroughMacrosAreChecked) {
+  DeviceBuffer<float> out(64);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_macro_helpers(out.ptr, 0), cudaSuccess);
+  EXPECT_TRUE(course_cpu::take_diagnostics().empty());
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], std::min(static_cast<float>((t + 1) % 64), 40.0f)) << t;
+  run_macro_helpers(out.ptr, 1);
+  EXPECT_GT(helpers_naming("race", "@macro-helper-read"), 0);
+}
