@@ -127,7 +127,7 @@ void Rewriter::find_functions() {
 void Rewriter::find_function_templates() {
   // Every function template of the file, whatever its qualifiers are written as (`#define DEV __device__
   // __forceinline__`, a member template of a struct, `__host__ __device__` behind a macro): a by-value `T` parameter
-  // deduces the element proxy from `f(s[i])`, and the copy would write the element (value_contexts.cpp).
+  // deduces the element proxy from `f(s[i])`, and the copy would write the element (calls.cpp).
   for (std::size_t i = 0; i < toks_.size(); ++i) {
     if (!is_ident(i, "template") || !is_punct(next(i), "<")) continue;
     std::size_t k = next(i);

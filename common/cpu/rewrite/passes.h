@@ -140,8 +140,6 @@ class Rewriter {
   int angle_arguments(std::size_t lt) const;
   // Names of parameters declared as `T* name` (one '*') or `T name[]`.
   std::set<std::string> pointer_params(std::size_t open, std::size_t close) const;
-  // How a function template's parameter takes an argument: a copy or a reference to const (`T`, `const T&`), or a
-  // reference that must bind to an lvalue (`T&`, `T&&`); the last may be a pack, covering the rest.
   // How a parameter takes its argument: by value, by reference (T&, T&&, const volatile T&, an array's reference), by
   // const reference (const T&), or a pack of either.
   enum class Param { value, reference, const_reference, value_pack, reference_pack };
@@ -269,7 +267,7 @@ class Rewriter {
   // Between the parentheses at open and close, a pointer type: [const] NAME[::NAME] * [const] * ...
   bool pointer_type(std::size_t open, std::size_t close) const;
 
-  // ---- pass 4 (check mode): where an element proxy must be a value (value_contexts.cpp) ----
+  // ---- pass 4 (check mode): where an element proxy must be a value (value_contexts.cpp, calls.cpp)
   // If an element proxy starts at token k (a checked subscript chain, or a proxy reference), its last token.
   bool proxy_at(std::size_t k, const Function& fn, const std::set<std::string>& local, std::size_t* last) const;
   // The last `]` of the subscripts `[..][..]` that start right after token k.
@@ -312,7 +310,7 @@ class Rewriter {
   // `auto name = [...](auto x, auto& y) {...}` in fn's body: called like a function template of the file.
   void generic_lambdas(const Function& fn);
   // Check mode: `__device__ void add(float& dst, float v)` takes `auto&& dst`, so that an element passed to it stays a
-  // proxy and what the function does through dst is checked (value_contexts.cpp).
+  // proxy and what the function does through dst is checked (calls.cpp).
   void reference_params(Function& fn);
   void find_function_templates();
   void find_device_macros();
