@@ -94,6 +94,7 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   if (kind == Param::reference_pack) kind = Param::reference;
   return kind;
 }
+
 std::size_t Rewriter::template_name_before(std::size_t gt) const {
   int depth = 0;
   for (std::size_t k = gt; k != npos; k = prev(k)) {
@@ -108,6 +109,7 @@ std::size_t Rewriter::template_name_before(std::size_t gt) const {
   }
   return npos;
 }
+
 bool Rewriter::braced_cuda_std_argument(std::size_t p, std::size_t q) const {
   // An item of a braced list that is a cuda::std call's argument (cuda::std::min({s[0], s[1], x})): a value, so that
   // the list has one element type. p and q: the tokens around the item.
@@ -131,6 +133,7 @@ bool Rewriter::braced_cuda_std_argument(std::size_t p, std::size_t q) const {
   const std::size_t callee = prev(paren);
   return callee != npos && is_ident(callee) && cuda_std(callee);
 }
+
 bool Rewriter::cuda_std(std::size_t callee) const {
   // `cuda::std::NAME` or `::cuda::std::NAME`
   std::size_t k = callee;
@@ -140,6 +143,7 @@ bool Rewriter::cuda_std(std::size_t callee) const {
   }
   return true;
 }
+
 bool Rewriter::math_function(std::size_t callee) const {
   // The overloads of these take arithmetic types (pow(float, double), sqrt(int), fmax(float, double), isnan): an
   // element proxy converts to several of them equally well, so the call would be ambiguous. Their arguments are values.
@@ -159,13 +163,15 @@ bool Rewriter::math_function(std::size_t callee) const {
   const std::string_view name = toks_[callee].text;
   if (!names.count(name)) return false;
   // std::min, std::max: host templates, which nvcc does not compile in device code without
-  // --expt-relaxed-constexpr (the course does not pass it); left as they are, so both builds fail alike.
+  // --expt-relaxed-constexpr (the course does not pass it; nvcc_rules.cpp refuses them there, and in a
+  // __host__ __device__ function nvcc only warns): template_argument()'s std:: branch gives them values.
   const std::size_t before = prev(callee);
   if (before != npos && is_punct(before, "::") && is_ident(prev(before), "std") && (name == "min" || name == "max") &&
       !cuda_std(callee))
     return false;
   return true;
 }
+
 bool Rewriter::callable_object(std::size_t callee, std::size_t at) const {
   const Function* fn = nullptr;
   for (const Function& f : functions_)
@@ -190,6 +196,7 @@ bool Rewriter::callable_object(std::size_t callee, std::size_t at) const {
   }
   return false;
 }
+
 void Rewriter::generic_lambdas(const Function& fn) {
   // auto NAME = [captures](params with auto) ...: called like a function template (`relu(s[i])`).
   for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
@@ -204,6 +211,7 @@ void Rewriter::generic_lambdas(const Function& fn) {
     if (generic) template_functions_[std::string(toks_[next(k)].text)] = parameter_kinds(open, close);
   }
 }
+
 void Rewriter::reference_params(Function& fn) {
   // Only where making the function an (abbreviated) template changes nothing else: one definition of the name and no
   // declaration without a body (a call would take the non-template), not virtual, every other use of the name a call
