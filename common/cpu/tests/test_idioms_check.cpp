@@ -13,23 +13,17 @@ namespace {
 
 const char* const kFile = "kernels_idioms_bugs.cu";
 
-// The diagnoses of `category` that name the marked line: as the line reported, or as the other access's line.
-std::vector<course_cpu::Diagnostic> naming(const std::string& category, const std::string& marker) {
-  const int line = line_of(kFile, marker);
+// The diagnoses of `category` that name the marked line of `file`: as the line reported, or as the other access's line.
+std::vector<course_cpu::Diagnostic> naming(const std::string& category, const std::string& marker,
+                                           const char* file = kFile) {
+  const int line = line_of(file, marker);
   std::vector<course_cpu::Diagnostic> out;
   for (const auto& d : of_category(course_cpu::take_diagnostics(), category))
     if (d.line == line || d.message.find("line " + std::to_string(line)) != std::string::npos) out.push_back(d);
   return out;
 }
 
-// How many diagnoses of `category` name the marked line of kernels_helpers.cu (as above).
-int helpers_naming(const std::string& category, const std::string& marker) {
-  const int line = line_of("kernels_helpers.cu", marker);
-  int n = 0;
-  for (const auto& d : of_category(course_cpu::take_diagnostics(), category))
-    n += d.line == line || d.message.find("line " + std::to_string(line)) != std::string::npos;
-  return n;
-}
+const char* const kHelpers = "kernels_helpers.cu";
 
 }  // namespace
 
@@ -339,9 +333,9 @@ TEST(IdiomBugs, ElementsPassedToReferenceParametersAreChecked) {
   const std::vector<float> got = out.get();
   for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], s[t] + 2.0f) << t;
   run_reference_helpers(in.ptr, out.ptr, 1);
-  EXPECT_GT(helpers_naming("race", "@helper-accumulate"), 0);
+  EXPECT_FALSE(naming("race", "@helper-accumulate", kHelpers).empty());
   run_reference_helpers(in.ptr, out.ptr, 2);
-  EXPECT_GT(helpers_naming("uninitialized-shared-read", "@helper-uninitialized"), 0);
+  EXPECT_FALSE(naming("uninitialized-shared-read", "@helper-uninitialized", kHelpers).empty());
 }
 
 // Struct elements passed by value to a helper, or as operands of the struct's operator+ (kernels_helpers.cu): the
@@ -357,7 +351,7 @@ TEST(IdiomBugs, StructElementsPassedByValueAreCheckedReads) {
   EXPECT_TRUE(course_cpu::take_diagnostics().empty());
   EXPECT_EQ(out.get()[0], sum + 64000.0f);
   run_struct_arguments(in.ptr, out.ptr, 1);
-  EXPECT_GT(helpers_naming("race", "@pair-combine"), 0);
+  EXPECT_FALSE(naming("race", "@pair-combine", kHelpers).empty());
 }
 
 // Helpers qualified through macros are device code (kernels_helpers.cu): the values as on a GPU (and the
@@ -370,5 +364,5 @@ TEST(IdiomBugs, HelpersQualifiedThroughMacrosAreChecked) {
   const std::vector<float> got = out.get();
   for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], std::min(static_cast<float>((t + 1) % 64), 40.0f)) << t;
   run_macro_helpers(out.ptr, 1);
-  EXPECT_GT(helpers_naming("race", "@macro-helper-read"), 0);
+  EXPECT_FALSE(naming("race", "@macro-helper-read", kHelpers).empty());
 }
