@@ -99,7 +99,7 @@ void Rewriter::find_functions() {
       b = next(b);
     }
     if (b < toks_.size() && is_punct(b, ";") && is_ident(prev(open)))
-      declared_only_.insert(std::string(toks_[prev(open)].text));
+      declarations_[std::string(toks_[prev(open)].text)].push_back(open);
     if (b >= toks_.size() || !is_punct(b, "{") || seen_bodies.count(b)) continue;
     seen_bodies.insert(b);
     Function f{b, match(b), pointer_params(open, close), {}, ""};

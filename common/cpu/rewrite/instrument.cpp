@@ -15,6 +15,7 @@ void Rewriter::instrument() {
   for (Function& fn : functions_) generic_lambdas(fn);
   for (Function& fn : functions_) {
     reference_params(fn);
+    reference_lambdas(fn);
     // A shared array whose name the function declares again (`float buf[4];` in an inner block) is left unchecked,
     // so that the other declaration keeps its meaning.
     const std::set<std::string> local = not_declared_again(shared_arrays_[fn.body_open], fn);

@@ -176,7 +176,9 @@ class Rewriter {
   // Object-like macros that stand for __device__ -> whether they also say __host__ (find_device_macros()).
   std::map<std::string, bool> device_macros_;
   std::map<std::string, int> definitions_;  // __device__ functions with a body: how many per name
-  std::set<std::string> declared_only_;     // __device__ functions declared without a body somewhere
+  // __device__ functions declared without a body (`__device__ void acc(float& a, float b);` before the kernel that
+  // calls it): the '(' of each such declaration's parameter list, per name.
+  std::map<std::string, std::vector<std::size_t>> declarations_;
 
   // ---- pass 3: launches (launches.cpp) ---------------------------------------------
   void rewrite_launches();
@@ -312,6 +314,19 @@ class Rewriter {
   // Check mode: `__device__ void add(float& dst, float v)` takes `auto&& dst`, so that an element passed to it stays a
   // proxy and what the function does through dst is checked (calls.cpp).
   void reference_params(Function& fn);
+  // The same for the `float&` parameters of `auto NAME = [...](...) {...};` lambdas of fn's body, only called.
+  void reference_lambdas(Function& fn);
+  std::set<std::size_t> lambda_params_;  // the names of reference_lambdas()' parameters where they are declared
+  // reference_params()' conditions: the body at [open, close] shows no parameter's type and copies none unseen; every
+  // use of the name at `name` but that one is a call.
+  bool plain_body(std::size_t open, std::size_t close) const;
+  bool only_called(std::size_t name) const;
+  // Makes the arithmetic reference parameters of the lists at `lists` (a definition, then its declarations) `auto&&`.
+  void reference_edits(const std::vector<std::size_t>& lists, Function& fn);
+  // reference_params(): the parameters of the list at `open` as token ranges [first, last) (empty if unbalanced), and
+  // whether one is `[volatile] ARITHMETIC... & [name]` (`named`: with its name).
+  std::vector<std::pair<std::size_t, std::size_t>> parameters(std::size_t open) const;
+  bool arithmetic_reference(std::size_t first, std::size_t last, bool named) const;
   void find_function_templates();
   void find_device_macros();
   // `float& r = s[i];` at the `&` token k: becomes `auto&& r = s[i];` (a proxy that reads and writes s[i] at each

@@ -76,6 +76,7 @@ bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::s
   if (!is_ident(k)) return false;
   const std::string name(toks_[k].text);
   if (!fn.proxy_refs.count(name) && !fn.shared_scalars.count(name)) return false;
+  if (lambda_params_.count(k)) return false;  // its declaration
   const std::size_t p = prev(k), q = next(k);
   if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
   if (is_punct(q, "[") || is_punct(q, "(") || is_punct(q, ".") || is_punct(q, "->")) return false;

@@ -1,7 +1,7 @@
 // Self-test kernels: shared elements handed to __device__ helpers that take non-const references (an out-parameter,
 // an accumulator, a swap, a volatile read). Check mode checks what the helper does through the reference, as it
 // checks the element's own uses; these once went unseen (a race through `acc += ...`, a read of a never-written
-// element through `return x;`). A struct element passed by value, or an operand of a struct's operator, is a read of
+// element through `return x;`), as did the same through a helper declared before its definition or a lambda. A struct element passed by value, or an operand of a struct's operator, is a read of
 // the whole element, checked like `Pair v = s[i];` (it was bounds-checked only).
 #include "kernels.h"
 
@@ -15,6 +15,9 @@ __device__ void swapFloats(float& a, float& b) {
   b = t;
 }
 __device__ float readBack(volatile float& x) { return x; }
+// Declared before the kernel, defined after it (its declarations and definition change together).
+__device__ void addLater(float& acc, float v);
+__device__ void addLater(float&, float);
 
 __global__ void referenceHelpers(const float* in, float* out, int bug) {
   __shared__ float s[64];
@@ -24,6 +27,13 @@ __global__ void referenceHelpers(const float* in, float* out, int bug) {
   if (bug != 1) __syncthreads();
   accumulate(s[(t + 1) % 64], in, t);  // @helper-accumulate
   __syncthreads();
+  const auto addHere = [](float& acc, float v) { acc += v; };
+  if (bug == 3) addLater(s[(t + 1) % 64], 0.5f);  // @helper-declared-first
+  if (bug == 4) addHere(s[(t + 1) % 64], 0.5f);   // @helper-lambda
+  if (bug != 3 && bug != 4) __syncthreads();
+  addLater(s[t], 0.5f);
+  addHere(s[t], 0.5f);
+  __syncthreads();
   if (t % 2 == 0) swapFloats(s[t], s[t + 1]);
   __syncthreads();
   float extra = 0.0f;
@@ -32,6 +42,8 @@ __global__ void referenceHelpers(const float* in, float* out, int bug) {
   storeTo(local, 2.0f);  // a local variable: the same helper, a plain reference
   out[t] = s[t] + local + extra;
 }
+
+__device__ void addLater(float& acc, float v) { acc += v; }
 
 cudaError_t run_reference_helpers(const float* in, float* out, int bug) {
   referenceHelpers<<<1, 64>>>(in, out, bug);

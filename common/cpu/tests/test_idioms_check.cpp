@@ -319,7 +319,8 @@ TEST(IdiomBugs, ARowReferencePastTheTileIsReported) {
 // Elements handed to __device__ helpers taking non-const references (kernels_helpers.cu): an out-parameter, an
 // accumulator, a swap and a volatile read compute what a GPU computes, and what a helper does through the reference is
 // checked like the element's own uses: the accumulator's race with its neighbour's store, the read of a never-written
-// element (both went unseen while the reference was a plain float&).
+// element (both went unseen while the reference was a plain float&), and the same race through a helper declared before
+// its definition and through a lambda's `float&` parameter (unseen until those became `auto&&` too).
 TEST(IdiomBugs, ElementsPassedToReferenceParametersAreChecked) {
   std::vector<float> x(64);
   for (int i = 0; i < 64; ++i) x[i] = 1.0f + 0.25f * static_cast<float>(i);
@@ -331,11 +332,15 @@ TEST(IdiomBugs, ElementsPassedToReferenceParametersAreChecked) {
   for (int j = 0; j < 64; ++j) s[j] = x[j] + x[(j + 63) % 64];
   for (int t = 0; t < 64; t += 2) std::swap(s[t], s[t + 1]);
   const std::vector<float> got = out.get();
-  for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], s[t] + 2.0f) << t;
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], s[t] + 3.0f) << t;
   run_reference_helpers(in.ptr, out.ptr, 1);
   EXPECT_FALSE(naming("race", "@helper-accumulate", kHelpers).empty());
   run_reference_helpers(in.ptr, out.ptr, 2);
   EXPECT_FALSE(naming("uninitialized-shared-read", "@helper-uninitialized", kHelpers).empty());
+  run_reference_helpers(in.ptr, out.ptr, 3);
+  EXPECT_FALSE(naming("race", "@helper-declared-first", kHelpers).empty());
+  run_reference_helpers(in.ptr, out.ptr, 4);
+  EXPECT_FALSE(naming("race", "@helper-lambda", kHelpers).empty());
 }
 
 // Struct elements passed by value to a helper, or as operands of the struct's operator+ (kernels_helpers.cu): the
