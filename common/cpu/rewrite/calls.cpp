@@ -231,16 +231,25 @@ void Rewriter::reference_params(Function& fn) {
     if (&other != &fn && fname > other.body_open && fname < other.body_close) return;
   const std::string name(toks_[fname].text);
   if (definitions_[name] != 1 || !only_called(fname)) return;
-  for (std::size_t q = prev(fname); q != npos && !is_punct(q, ";") && !is_punct(q, "{") && !is_punct(q, "}");
+  std::vector<std::size_t> lists = {fn.params_open};
+  const auto declared = declarations_.find(name);
+  if (declared != declarations_.end()) lists.insert(lists.end(), declared->second.begin(), declared->second.end());
+  for (const std::size_t open : lists)
+    if (virtual_function(open)) return;
+  reference_edits(lists, fn);
+}
+
+bool Rewriter::virtual_function(std::size_t open) const {
+  // `virtual` before the name, `override`, `final` or `= 0` after the parameters: a template cannot be virtual.
+  for (std::size_t q = prev(prev(open)); q != npos && !is_punct(q, ";") && !is_punct(q, "{") && !is_punct(q, "}");
        q = prev(q))
     if (toks_[q].kind == Tok::preproc)
       break;
     else if (is_ident(q, "virtual"))
-      return;
-  std::vector<std::size_t> lists = {fn.params_open};
-  const auto declared = declarations_.find(name);
-  if (declared != declarations_.end()) lists.insert(lists.end(), declared->second.begin(), declared->second.end());
-  reference_edits(lists, fn);
+      return true;
+  for (std::size_t q = next(match(open)); q < toks_.size() && !is_punct(q, ";") && !is_punct(q, "{"); q = next(q))
+    if (is_ident(q, "override") || is_ident(q, "final") || is_punct(q, "=")) return true;
+  return false;
 }
 
 void Rewriter::reference_lambdas(Function& fn) {

@@ -321,6 +321,7 @@ class Rewriter {
   // use of the name at `name` but that one is a call.
   bool plain_body(std::size_t open, std::size_t close) const;
   bool only_called(std::size_t name) const;
+  bool virtual_function(std::size_t open) const;  // the function whose parameter list opens at `open`
   // Makes the arithmetic reference parameters of the lists at `lists` (a definition, then its declarations) `auto&&`.
   void reference_edits(const std::vector<std::size_t>& lists, Function& fn);
   // reference_params(): the parameters of the list at `open` as token ranges [first, last) (empty if unbalanced), and

@@ -1,7 +1,8 @@
 // Self-test kernels: shared elements given to functions and operators in forms where check mode must keep what CUDA
 // does (found by a red-team of the rewriter, 2026-11-29): the element bound by a non-const or const reference, a
 // method of an element called inside an expression, a reference explicitly given as a template argument, a template
-// and a plain overload of one name, a row given to a reference to an array, helpers whose parameter's type shows.
+// and a plain overload of one name, a row given to a reference to an array, helpers whose parameter's type shows, a
+// virtual function.
 #include "kernels.h"
 
 #include <cstring>
@@ -39,6 +40,12 @@ __device__ float bitsOf(float& x) {  // sizeof of the parameter: stays a plain r
   return static_cast<float>(u >> 31);
 }
 __device__ float& same(float& x) { return x; }  // returns the reference: stays a plain reference
+struct Scaler {  // virtual, declared without a body: stays a plain reference (a template cannot be virtual)
+  __device__ virtual void apply(float& x) const = 0;
+};
+struct Tripler : Scaler {
+  __device__ void apply(float& x) const override { x *= 3.0f; }
+};
 
 __global__ void callForms(float* out) {
   __shared__ Cplx c[32];
@@ -60,9 +67,12 @@ __global__ void callForms(float* out) {
   __syncthreads();
   r += 2.0f + c[t].bump();                  // + 2 + t + 1 (c[t].re becomes t + 1)
   if (t == 0) scaleBy<float&>(s[1], 3.0f);  // s[1] = 3
+  const Tripler tripler;
+  const Scaler& scaler = tripler;
+  if (t == 2) scaler.apply(s[2]);  // s[2] = 6
   if (t == 1) negateRow(rows[2]);
   __syncthreads();
-  r += s[1] + rowSum(rows[t % 4]) + c[t].re;  // + 3 + (row t % 4's sum, row 2 negated) + t + 1
+  r += s[1] + s[2] + rowSum(rows[t % 4]) + c[t].re;  // + 3 + 6 + (row t % 4's sum, row 2 negated) + t + 1
   out[t] = r;
 }
 
