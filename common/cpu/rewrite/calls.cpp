@@ -73,7 +73,24 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   // Where a template and a plain function share the name (overloads, or members of different classes), the plain
   // one's parameter decides: its reference binds the element (the template then deduces the element's type, and the
   // plain function wins the tie, as in CUDA).
-  const auto plain = function_params_.find(std::string(toks_[callee].text));
+  // `TWICE(s[i])` with `#define TWICE(x) twice(x)`: what the macro's body gives the parameter to.
+  if (found == template_functions_.end() && function_like_macros_.count(std::string(toks_[callee].text)))
+    return macro_argument(callee, index);
+  const std::string name(toks_[callee].text);
+  // A functor or a callable parameter: a by-value `T` copies the element, a `T&` binds it, as in CUDA.
+  if (found == template_functions_.end() && !function_params_.count(name))
+    return callable_object(callee, first) ? std::optional<Param>(Param::reference) : std::nullopt;
+  return function_argument(name, index);
+}
+
+std::optional<Rewriter::Param> Rewriter::function_argument(const std::string& name, std::size_t index) const {
+  const auto found = template_functions_.find(name);
+  // A __device__ function of the file taking a value: the element's value, which converts as CUDA converts the
+  // element (`len(f[i])` with `len(V3)` and V3(float): the proxy would need two user conversions).
+  // Where a template and a plain function share the name (overloads, or members of different classes), the plain
+  // one's parameter decides: its reference binds the element (the template then deduces the element's type, and the
+  // plain function wins the tie, as in CUDA).
+  const auto plain = function_params_.find(name);
   if (plain != function_params_.end()) {
     const std::vector<Param>& params = plain->second;
     if (index >= params.size()) return std::nullopt;
@@ -83,11 +100,7 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
     if (params[index] == Param::const_reference) return Param::reference;
     return found == template_functions_.end() ? std::nullopt : std::optional<Param>(Param::reference);
   }
-  if (found == template_functions_.end() || found->second.empty()) {
-    // A functor or a callable parameter: a by-value `T` copies the element, a `T&` binds it, as in CUDA.
-    if (found == template_functions_.end() && callable_object(callee, first)) return Param::reference;
-    return std::nullopt;
-  }
+  if (found == template_functions_.end() || found->second.empty()) return std::nullopt;
   const std::vector<Param>& params = found->second;
   Param kind = index < params.size() ? params[index] : params.back();
   if (index >= params.size() && kind != Param::value_pack && kind != Param::reference_pack) return std::nullopt;

@@ -9,14 +9,25 @@
 namespace course_rewrite {
 
 void Rewriter::find_device_macros() {
-  // Object-like macros that stand for __device__ (`#define DEV __device__ __forceinline__`, `#define HD __host__
-  // __device__`, and macros made of such macros): a function they qualify is a __device__ function. Not __global__.
+  // Macros that stand for __device__ (`#define DEV __device__ __forceinline__`, `#define HD __host__ __device__`,
+  // `#define DEVICE_TEMPLATE(T) template <typename T> __device__`, and macros made of such macros): a function they
+  // qualify is a __device__ function. Not __global__. And the macros that say `template`.
   std::map<std::string, std::string> bodies;
   for (const Token& t : toks_) {
     std::size_t body = 0, params = 0;
-    if (t.kind != Tok::preproc || !define_body(t.text, &body, &params) || params != std::string_view::npos) continue;
+    if (t.kind != Tok::preproc || !define_body(t.text, &body, &params)) continue;
     const std::size_t name = t.text.find_first_not_of(" \t", t.text.find("define") + 6);
-    bodies[std::string(t.text.substr(name, body - name))] += " " + std::string(t.text.substr(body)) + " ";
+    const std::size_t name_end = params == std::string_view::npos ? body : params;
+    const std::string macro(t.text.substr(name, name_end - name));
+    bodies[macro] += " " + std::string(t.text.substr(body)) + " ";
+    if (params == std::string_view::npos) continue;
+    function_like_macros_.insert(macro);
+    MacroDefinition& def = macro_definitions_[macro];
+    def = {};
+    for (const Token& p : tokenize(t.text.substr(params + 1, body - params - 2)))
+      if (p.kind == Tok::identifier) def.params.emplace_back(p.text);
+    for (const Token& b : tokenize(t.text.substr(body)))
+      if (!is_blank(b) && b.kind != Tok::newline) def.body.push_back(b);
   }
   const auto has_word = [](const std::string& text, const std::string& word) {
     for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
@@ -26,6 +37,8 @@ void Rewriter::find_device_macros() {
     }
     return false;
   };
+  for (const auto& [name, body] : bodies)
+    if (has_word(body, "template")) template_macros_.insert(name);
   for (bool grew = true; grew;) {
     grew = false;
     for (const auto& [name, body] : bodies) {
@@ -53,6 +66,8 @@ void Rewriter::find_functions() {
     // Walk to the parameter list's '(' (skipping attribute-like groups);
     // a ';', '=' or '{' first means a variable, not a function.
     std::size_t k = next(i);
+    if (device_macro && function_like_macros_.count(std::string(toks_[i].text)) && is_punct(k, "(") && match(k) != npos)
+      k = next(match(k));  // over the macro's arguments: DEVICE_TEMPLATE(T) T twice(T v)
     std::size_t open = npos;
     while (k < toks_.size()) {
       if (is_punct(k, ";") || is_punct(k, "=") || is_punct(k, "{")) break;
@@ -129,15 +144,23 @@ void Rewriter::find_function_templates() {
   // __forceinline__`, a member template of a struct, `__host__ __device__` behind a macro): a by-value `T` parameter
   // deduces the element proxy from `f(s[i])`, and the copy would write the element (calls.cpp).
   for (std::size_t i = 0; i < toks_.size(); ++i) {
-    if (!is_ident(i, "template") || !is_punct(next(i), "<")) continue;
     std::size_t k = next(i);
-    for (int depth = 0; k < toks_.size(); k = next(k)) {  // to the template parameter list's '>'
-      if (is_open(k)) {
+    if (template_macro(i)) {  // `DEVICE_TEMPLATE(T) T twice(T v)`, `TPL __device__ T thrice(T v)`
+      if (is_punct(k, "(") && match(k) != npos)
         k = match(k);
-        continue;
+      else
+        k = i;
+    } else if (is_ident(i, "template") && is_punct(k, "<")) {
+      for (int depth = 0; k < toks_.size(); k = next(k)) {  // to the template parameter list's '>'
+        if (is_open(k)) {
+          k = match(k);
+          continue;
+        }
+        depth += is_punct(k, "<") ? 1 : is_punct(k, ">") ? -1 : is_punct(k, ">>") ? -2 : 0;
+        if (depth <= 0) break;
       }
-      depth += is_punct(k, "<") ? 1 : is_punct(k, ">") ? -1 : is_punct(k, ">>") ? -2 : 0;
-      if (depth <= 0) break;
+    } else {
+      continue;
     }
     // The declaration after it: a function if a '(' after a name comes before any ';', '=', '{' or class key.
     for (k = next(k); k < toks_.size(); k = next(k)) {
@@ -214,9 +237,14 @@ std::vector<Rewriter::Param> Rewriter::parameter_kinds(std::size_t open, std::si
 std::size_t Rewriter::template_keyword(std::size_t i) const {
   for (std::size_t k = prev(i); k != npos; k = prev(k)) {
     if (toks_[k].kind == Tok::preproc || is_punct(k, ";") || is_punct(k, "{") || is_punct(k, "}")) return npos;
-    if (is_ident(k, "template")) return k;
+    if (is_ident(k, "template") || template_macro(k)) return k;
   }
   return npos;
+}
+
+bool Rewriter::template_macro(std::size_t k) const {
+  return is_ident(k) && template_macros_.count(std::string(toks_[k].text)) &&
+         (!function_like_macros_.count(std::string(toks_[k].text)) || is_punct(next(k), "("));
 }
 
 int Rewriter::angle_arguments(std::size_t lt) const {

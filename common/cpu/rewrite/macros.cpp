@@ -202,4 +202,50 @@ void Rewriter::device_directives() {
     }
 }
 
+std::optional<Rewriter::Param> Rewriter::macro_argument(std::size_t macro, std::size_t index) const {
+  // An element given to a function-like macro of the file (`TWICE(s[i])` with `#define TWICE(x) twice(x)`, or
+  // `CALL(twice, s[i])` with `#define CALL(f, x) f(x)`): where the body gives that parameter, as a whole argument, to
+  // functions of the file, what their parameters take (see template_argument()); else the proxy as it is.
+  const auto def = macro_definitions_.find(std::string(toks_[macro].text));
+  if (def == macro_definitions_.end() || index >= def->second.params.size()) return std::nullopt;
+  const std::vector<Token>& b = def->second.body;
+  const auto punct = [&](std::size_t j, std::string_view text) {
+    return j < b.size() && b[j].kind == Tok::punct && b[j].text == text;
+  };
+  std::optional<Param> result;
+  for (std::size_t j = 0; j < b.size(); ++j) {
+    if (b[j].kind != Tok::identifier || b[j].text != def->second.params[index]) continue;
+    if (j == 0 || !(punct(j - 1, "(") || punct(j - 1, ",")) || !(punct(j + 1, ")") || punct(j + 1, ",")))
+      return std::nullopt;
+    // Back to the call's '(', counting the arguments before this one.
+    std::size_t o = j - 1, arg = 0;
+    for (int depth = 0;; --o) {
+      if (punct(o, ")") || punct(o, "]") || punct(o, "}")) ++depth;
+      if ((punct(o, "(") || punct(o, "[") || punct(o, "{")) && depth-- == 0) break;
+      if (depth == 0 && punct(o, ",")) ++arg;
+      if (o == 0) return std::nullopt;
+    }
+    if (!punct(o, "(") || o == 0 || b[o - 1].kind != Tok::identifier) return std::nullopt;
+    std::string callee(b[o - 1].text);
+    // The callee a parameter of the macro: the name given for it (`CALL(twice, s[i])`).
+    const std::vector<std::string>& params = def->second.params;
+    const auto named = std::find(params.begin(), params.end(), callee);
+    if (named != params.end()) {
+      const std::size_t wanted = static_cast<std::size_t>(named - params.begin());
+      std::size_t k = next(next(macro)), n = 0;
+      for (; k < toks_.size() && n < wanted; k = next(k)) {
+        if (is_open(k)) k = match(k);
+        if (k == npos || is_punct(k, ")")) return std::nullopt;
+        if (is_punct(k, ",")) ++n;
+      }
+      if (k >= toks_.size() || !is_ident(k) || !(is_punct(next(k), ",") || is_punct(next(k), ")"))) return std::nullopt;
+      callee = std::string(toks_[k].text);
+    }
+    const std::optional<Param> kind = function_argument(callee, arg);
+    if (!kind || (result && *result != *kind)) return std::nullopt;
+    result = kind;
+  }
+  return result;
+}
+
 }  // namespace course_rewrite

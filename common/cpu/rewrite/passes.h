@@ -173,9 +173,17 @@ class Rewriter {
   void nvcc_rules();
   // The names of the __device__/__global__ functions this file defines (a student's own `sqrt` is no <cmath> one).
   std::set<std::string> device_function_names_;
-  // Object-like macros that stand for __device__ -> whether they also say __host__ (find_device_macros()).
+  // Macros that stand for __device__ -> whether they also say __host__ (find_device_macros()).
   std::map<std::string, bool> device_macros_;
-  std::map<std::string, int> definitions_;  // __device__ functions with a body: how many per name
+  std::set<std::string> function_like_macros_;  // of the file's #defines
+  struct MacroDefinition {
+    std::vector<std::string> params;
+    std::vector<Token> body;  // without blanks (a `\` line continuation included)
+  };
+  std::map<std::string, MacroDefinition> macro_definitions_;  // the function-like ones
+  std::set<std::string> template_macros_;                     // macros whose body says `template`
+  bool template_macro(std::size_t k) const;  // a use of one of them at k (a function-like one with its arguments)
+  std::map<std::string, int> definitions_;   // __device__ functions with a body: how many per name
   // __device__ functions declared without a body (`__device__ void acc(float& a, float b);` before the kernel that
   // calls it): the '(' of each such declaration's parameter list, per name.
   std::map<std::string, std::vector<std::size_t>> declarations_;
@@ -287,6 +295,10 @@ class Rewriter {
   // deduced (`swap(s[i], s[j])`, `warp_sum(s[tid])`): a proxy would deduce the proxy type, which `T&` cannot bind and
   // `T` computes in. The argument's parameter kind, or nothing.
   std::optional<Param> template_argument(std::size_t first, std::size_t last) const;
+  // What a function of the file named `name` takes as its argument `index` (template_argument()'s rules).
+  std::optional<Param> function_argument(const std::string& name, std::size_t index) const;
+  // An element given as argument `index` of the function-like macro used at `macro` (macros.cpp).
+  std::optional<Param> macro_argument(std::size_t macro, std::size_t index) const;
   // The name before the `<...>` closed at gt (`f<16>`), or npos.
   std::size_t template_name_before(std::size_t gt) const;
   // Whether the chain between tokens p and q is an operand of a binary operator (read as its value).

@@ -2,7 +2,7 @@
 // does (found by a red-team of the rewriter, 2026-11-29): the element bound by a non-const or const reference, a
 // method of an element called inside an expression, a reference explicitly given as a template argument, a template
 // and a plain overload of one name, a row given to a reference to an array, helpers whose parameter's type shows, a
-// virtual function.
+// virtual function, templates declared or called through function-like macros.
 #include "kernels.h"
 
 #include <cstring>
@@ -40,6 +40,15 @@ __device__ float bitsOf(float& x) {  // sizeof of the parameter: stays a plain r
   return static_cast<float>(u >> 31);
 }
 __device__ float& same(float& x) { return x; }  // returns the reference: stays a plain reference
+#define DEVICE_TEMPLATE(T) \
+  template <typename T>    \
+  __device__ __forceinline__
+DEVICE_TEMPLATE(T) T doubled(T v) {  // a template through a function-like macro: takes the element's value
+  v += v;
+  return v;
+}
+#define DOUBLED(x) doubled(x)
+#define APPLY(f, x) f(x)
 struct Scaler {  // virtual, declared without a body: stays a plain reference (a template cannot be virtual)
   __device__ virtual void apply(float& x) const = 0;
 };
@@ -64,6 +73,7 @@ __global__ void callForms(float* out) {
     __device__ float twice(float& x) { return 2.0f * x; }
   };
   r += Local{}.twice(s[t]) + bitsOf(s[t]) + same(s[t]);  // + 2 t + 0 + t
+  r += DOUBLED(s[t]) + APPLY(doubled, s[t]);             // + 2 t + 2 t (s[t] unchanged)
   __syncthreads();
   r += 2.0f + c[t].bump();                  // + 2 + t + 1 (c[t].re becomes t + 1)
   if (t == 0) scaleBy<float&>(s[1], 3.0f);  // s[1] = 3
