@@ -212,15 +212,24 @@ bool Rewriter::callable_object(std::size_t callee, std::size_t at) const {
 }
 
 void Rewriter::generic_lambdas(const Function& fn) {
-  // auto NAME = [captures](params with auto) ...: called like a function template (`relu(s[i])`).
+  // auto NAME = [captures](params with auto) ... and auto NAME = [captures]<template params>(params) ...: called like a
+  // function template (`relu(s[i])`).
   for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
     if (!is_ident(k, "auto") || !is_ident(next(k)) || !is_punct(next(next(k)), "=")) continue;
     const std::size_t open_capture = next(next(next(k)));
     if (!is_punct(open_capture, "[")) continue;
-    const std::size_t open = next(match(open_capture));
+    std::size_t open = next(match(open_capture));
+    bool generic = false;
+    if (is_punct(open, "<")) {  // a template lambda (C++20): `[]<class T>(T v) {...}`
+      for (int depth = 0; open < fn.body_close; open = next(open)) {
+        depth += is_punct(open, "<") ? 1 : is_punct(open, ">") ? -1 : is_punct(open, ">>") ? -2 : 0;
+        if (depth <= 0) break;
+      }
+      open = next(open);
+      generic = true;
+    }
     if (!is_punct(open, "(")) continue;
     const std::size_t close = match(open);
-    bool generic = false;
     for (std::size_t t = next(open); t < close; t = next(t)) generic = generic || is_ident(t, "auto");
     if (generic) template_functions_[std::string(toks_[next(k)].text)] = parameter_kinds(open, close);
   }

@@ -2,7 +2,7 @@
 // does (found by a red-team of the rewriter, 2026-11-29): the element bound by a non-const or const reference, a
 // method of an element called inside an expression, a reference explicitly given as a template argument, a template
 // and a plain overload of one name, a row given to a reference to an array, helpers whose parameter's type shows, a
-// virtual function, templates declared or called through function-like macros.
+// virtual function, templates declared or called through function-like macros, a template lambda.
 #include "kernels.h"
 
 #include <cstring>
@@ -74,6 +74,11 @@ __global__ void callForms(float* out) {
   };
   r += Local{}.twice(s[t]) + bitsOf(s[t]) + same(s[t]);  // + 2 t + 0 + t
   r += DOUBLED(s[t]) + APPLY(doubled, s[t]);             // + 2 t + 2 t (s[t] unchanged)
+  const auto tripled = []<class T>(T v) {                // a template lambda: takes the element's value
+    v *= 3;
+    return v;
+  };
+  r += tripled(s[t]);  // + 3 t (s[t] unchanged)
   __syncthreads();
   r += 2.0f + c[t].bump();                  // + 2 + t + 1 (c[t].re becomes t + 1)
   if (t == 0) scaleBy<float&>(s[1], 3.0f);  // s[1] = 3
