@@ -94,7 +94,7 @@ void Rewriter::find_functions() {
     }
     const std::size_t close = match(open);
     if (is_ident(prev(open)) && template_keyword(i) != npos)
-      template_functions_[std::string(toks_[prev(open)].text)] = parameter_kinds(open, close);
+      template_functions_[std::string(toks_[prev(open)].text)] = template_parameter_kinds(i, open);
     if (is_ident(prev(open)) && template_keyword(i) == npos) {
       // A plain function's parameters; overloads that differ in them leave the name unknown (empty).
       const auto [it, added] =
@@ -163,6 +163,7 @@ void Rewriter::find_function_templates() {
       continue;
     }
     // The declaration after it: a function if a '(' after a name comes before any ';', '=', '{' or class key.
+    const std::size_t header_end = k;
     for (k = next(k); k < toks_.size(); k = next(k)) {
       if (is_punct(k, ";") || is_punct(k, "=") || is_punct(k, "{") || is_ident(k, "template") || is_ident(k, "class") ||
           is_ident(k, "struct") || is_ident(k, "union") || is_ident(k, "concept") || is_ident(k, "using") ||
@@ -185,10 +186,23 @@ void Rewriter::find_function_templates() {
         k = match(k);
         continue;
       }
-      if (is_ident(p)) template_functions_.emplace(std::string(toks_[p].text), parameter_kinds(k, match(k)));
+      if (is_ident(p)) template_functions_.emplace(std::string(toks_[p].text), template_parameter_kinds(header_end, k));
       break;
     }
   }
+}
+
+std::vector<Rewriter::Param> Rewriter::template_parameter_kinds(std::size_t from, std::size_t open) const {
+  // A template returning a reference (`const T& maxref(const T& a, const T& b)`) may return its `const T&` parameter:
+  // that binds the element itself (a value would be a temporary, the returned reference dangling). from: a token
+  // after the template parameter list, before the return type.
+  std::vector<Param> kinds = parameter_kinds(open, match(open));
+  for (std::size_t k = from; k < open; k = next(k))
+    if (is_punct(k, "&") || is_punct(k, "&&")) {
+      std::replace(kinds.begin(), kinds.end(), Param::const_reference, Param::reference);
+      break;
+    }
+  return kinds;
 }
 
 std::vector<Rewriter::Param> Rewriter::parameter_kinds(std::size_t open, std::size_t close) const {

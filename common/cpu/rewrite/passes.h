@@ -144,6 +144,8 @@ class Rewriter {
   // const reference (const T&), or a pack of either.
   enum class Param { value, reference, const_reference, value_pack, reference_pack };
   std::vector<Param> parameter_kinds(std::size_t open, std::size_t close) const;
+  // A function template's, whose return type follows token `from` and whose parameter list opens at `open`.
+  std::vector<Param> template_parameter_kinds(std::size_t from, std::size_t open) const;
   // `static_cast<void (*)(params)>(&name<template parameters>)` for the __global__ function whose name is at token
   // `name` and parameter list at [open, close]; "" if it cannot be written.
   std::string kernel_address(std::size_t name, std::size_t open, std::size_t close) const;

@@ -2,7 +2,8 @@
 // does (found by a red-team of the rewriter, 2026-11-29): the element bound by a non-const or const reference, a
 // method of an element called inside an expression, a reference explicitly given as a template argument, a template
 // and a plain overload of one name, a row given to a reference to an array, helpers whose parameter's type shows, a
-// virtual function, templates declared or called through function-like macros, a template lambda.
+// virtual function, templates declared or called through function-like macros, a template lambda, a template returning
+// its const T& parameter.
 #include "kernels.h"
 
 #include <cstring>
@@ -47,6 +48,10 @@ DEVICE_TEMPLATE(T) T doubled(T v) {  // a template through a function-like macro
   v += v;
   return v;
 }
+template <class T>
+__device__ const T& largest(const T& a, const T& b) {  // returns a parameter: binds the element
+  return a < b ? b : a;
+}
 #define DOUBLED(x) doubled(x)
 #define APPLY(f, x) f(x)
 struct Scaler {  // virtual, declared without a body: stays a plain reference (a template cannot be virtual)
@@ -78,7 +83,8 @@ __global__ void callForms(float* out) {
     v *= 3;
     return v;
   };
-  r += tripled(s[t]);  // + 3 t (s[t] unchanged)
+  r += tripled(s[t]);                                                // + 3 t (s[t] unchanged)
+  r += static_cast<float>(&largest(s[t], s[(t + 1) % 32]) - &s[0]);  // + max(t, (t + 1) % 32)
   __syncthreads();
   r += 2.0f + c[t].bump();                  // + 2 + t + 1 (c[t].re becomes t + 1)
   if (t == 0) scaleBy<float&>(s[1], 3.0f);  // s[1] = 3
