@@ -42,6 +42,10 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
     open = k;
   }
   std::size_t callee = open == npos ? npos : prev(open);
+  // `Box b(s[i]);`, `Box(s[i])`: a class template's arguments deduced from the constructor's (C++17): the value, as
+  // nvcc deduces `Box<float>`, where the proxy would make `Box<proxy>`.
+  if (callee != npos && (class_template(callee) || (is_ident(callee) && class_template(prev(callee)))))
+    return Param::value;
   // `f<16>(s[i])`: the arguments not given explicitly are still deduced; `f<float&>(s[i])` binds the element.
   const bool explicit_arguments = callee != npos && is_punct(callee, ">");
   if (explicit_arguments) {
@@ -126,7 +130,8 @@ std::size_t Rewriter::template_name_before(std::size_t gt) const {
 
 bool Rewriter::braced_cuda_std_argument(std::size_t p, std::size_t q) const {
   // An item of a braced list that is a cuda::std call's argument (cuda::std::min({s[0], s[1], x})): a value, so that
-  // the list has one element type. p and q: the tokens around the item.
+  // the list has one element type; or that initializes a class template whose arguments are deduced (`Pair p{s[i],
+  // s[j]};`). p and q: the tokens around the item.
   if (p == npos || q >= toks_.size() || !(is_punct(p, "{") || is_punct(p, ",")) ||
       !(is_punct(q, "}") || is_punct(q, ",")))
     return false;
@@ -142,10 +147,18 @@ bool Rewriter::braced_cuda_std_argument(std::size_t p, std::size_t q) const {
     open = k;
   }
   if (open == npos || match(open) == npos) return false;
+  // `Pair p{s[i], s[j]};`, `Pair{s[i], s[j]}`: a class template's arguments deduced from the items.
+  const std::size_t before = prev(open);
+  if (class_template(before) || (before != npos && is_ident(before) && class_template(prev(before)))) return true;
   const std::size_t paren = prev(open), after = next(match(open));
   if (paren == npos || !is_punct(paren, "(") || after >= toks_.size() || !is_punct(after, ")")) return false;
   const std::size_t callee = prev(paren);
   return callee != npos && is_ident(callee) && cuda_std(callee);
+}
+
+bool Rewriter::class_template(std::size_t k) const {
+  return k != npos && is_ident(k) && class_templates_.count(std::string(toks_[k].text)) && !is_punct(prev(k), ".") &&
+         !is_punct(prev(k), "->");
 }
 
 bool Rewriter::cuda_std(std::size_t callee) const {

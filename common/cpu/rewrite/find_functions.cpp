@@ -165,6 +165,9 @@ void Rewriter::find_function_templates() {
     // The declaration after it: a function if a '(' after a name comes before any ';', '=', '{' or class key.
     const std::size_t header_end = k;
     for (k = next(k); k < toks_.size(); k = next(k)) {
+      // A class template: its constructor's arguments are deduced (`Box b(s[i]);`, class_template()).
+      if ((is_ident(k, "struct") || is_ident(k, "class")) && is_ident(next(k)) && !is_punct(next(next(k)), "<"))
+        class_templates_.insert(std::string(toks_[next(k)].text));
       if (is_punct(k, ";") || is_punct(k, "=") || is_punct(k, "{") || is_ident(k, "template") || is_ident(k, "class") ||
           is_ident(k, "struct") || is_ident(k, "union") || is_ident(k, "concept") || is_ident(k, "using") ||
           is_ident(k, "operator") || toks_[k].kind == Tok::preproc)

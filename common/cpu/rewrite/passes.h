@@ -184,6 +184,8 @@ class Rewriter {
   };
   std::map<std::string, MacroDefinition> macro_definitions_;  // the function-like ones
   std::set<std::string> template_macros_;                     // macros whose body says `template`
+  std::set<std::string> class_templates_;                     // the file's (`template <class T> struct Box`)
+  bool class_template(std::size_t k) const;                   // a class template's name at k, not a member's
   bool template_macro(std::size_t k) const;  // a use of one of them at k (a function-like one with its arguments)
   std::map<std::string, int> definitions_;   // __device__ functions with a body: how many per name
   // __device__ functions declared without a body (`__device__ void acc(float& a, float b);` before the kernel that

@@ -3,7 +3,7 @@
 // method of an element called inside an expression, a reference explicitly given as a template argument, a template
 // and a plain overload of one name, a row given to a reference to an array, helpers whose parameter's type shows, a
 // virtual function, templates declared or called through function-like macros, a template lambda, a template returning
-// its const T& parameter.
+// its const T& parameter, class templates deduced from elements.
 #include "kernels.h"
 
 #include <cstring>
@@ -52,6 +52,16 @@ template <class T>
 __device__ const T& largest(const T& a, const T& b) {  // returns a parameter: binds the element
   return a < b ? b : a;
 }
+template <class T>
+struct Boxed {  // its argument deduced from the constructor's: Boxed<float>, a copy of the element
+  T v;
+  __device__ explicit Boxed(T x) : v(x) {}
+  __device__ void bump() { v += 1; }
+};
+template <class T>
+struct Duo {  // an aggregate, its argument deduced from the items
+  T a, b;
+};
 #define DOUBLED(x) doubled(x)
 #define APPLY(f, x) f(x)
 struct Scaler {  // virtual, declared without a body: stays a plain reference (a template cannot be virtual)
@@ -85,6 +95,11 @@ __global__ void callForms(float* out) {
   };
   r += tripled(s[t]);                                                // + 3 t (s[t] unchanged)
   r += static_cast<float>(&largest(s[t], s[(t + 1) % 32]) - &s[0]);  // + max(t, (t + 1) % 32)
+  Boxed boxed(s[t]);
+  boxed.bump();
+  Duo duo{s[t], s[(t + 1) % 32]};
+  duo.a += 10.0f;
+  r += boxed.v + duo.a + duo.b;  // + t + 1 + t + 10 + (t + 1) % 32 (s[t] unchanged)
   __syncthreads();
   r += 2.0f + c[t].bump();                  // + 2 + t + 1 (c[t].re becomes t + 1)
   if (t == 0) scaleBy<float&>(s[1], 3.0f);  // s[1] = 3

@@ -275,7 +275,7 @@ TEST(Forms, ElementsBoundByReferenceKeepTheirIdentity) {
     const int t1 = (t + 1) % 32, row = t % 4;
     const float row_sum = static_cast<float>((row == 2 ? -1 : 1) * (64 * row + 28));
     const float want = static_cast<float>(t * t1 - 1 + (t + 3) % 32 + std::max(t, t1) + (t + 5) % 32 + t + 1000 +
-                                          3 * t + 3 + t + 3 + 6 + 7 * t + std::max(t, t1)) +
+                                          3 * t + 3 + t + 3 + 6 + 7 * t + std::max(t, t1) + 2 * t + 11 + t1) +
                        row_sum + static_cast<float>(t + 1);
     EXPECT_EQ(got[t], want) << t;
   }
