@@ -123,13 +123,16 @@ void Rewriter::rewrite_shared() {
       }
     }
     for (const std::string& a : arrays) add_shared_name(a, in_function, fn);
+    // Every scalar is made known to the block (a pointer to it, `atomicAdd(&st.count, 1)`, is shared memory); only
+    // those of an arithmetic type become element proxies (`total += v`), a struct's members are not followed.
+    const std::vector<std::string> regions = in_function ? scalars : std::vector<std::string>{};
     if (!in_function || type_end == npos || !arithmetic_type(next(i), type_end)) scalars.clear();
     for (const std::string& s : scalars) shared_scalars_[fn->body_open].insert(s);
     declaration_ranges_.push_back({i, semi});
     std::string after;
     if (mode_ == Mode::check && in_function) {
       for (const std::string& a : arrays) after += " ::course_cpu::check::declare_shared(" + a + ");";
-      for (const std::string& s : scalars) after += " ::course_cpu::check::declare_shared(" + s + ");";
+      for (const std::string& s : regions) after += " ::course_cpu::check::declare_shared_scalar(" + s + ");";
     }
     if (in_function && !fn->kernel_address.empty() && !declared.empty()) {
       // The kernel's static shared memory, for cudaFuncGetAttributes and the occupancy API.

@@ -258,3 +258,45 @@ cudaError_t blocks_per_sm(int which, int block, std::size_t dynamic_bytes, int* 
   if (which == 2) return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, bigStatic, block, dynamic_bytes);
   return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, scaleGridStride, block, dynamic_bytes);
 }
+
+// Atomics on __shared__ scalars whose type is a typedef, a struct or a vector type (once skipped in check mode as "in
+// no memory the GPU can reach": only arrays and arithmetic scalars were made known to the block), and atomicExch() as
+// the first store to a word (once an uninitialized read: it does not depend on the old value).
+typedef float real_t;
+struct Tally {
+  int count;
+  float sum;
+};
+
+__global__ void scalarAtomics(const float* in, float* out) {
+  __shared__ real_t total;
+  __shared__ Tally tally;
+  __shared__ int2 pair;
+  __shared__ int slot[64];
+  const int t = threadIdx.x;
+  if (t == 0) {
+    total = 0.0f;
+    tally.count = 0;
+    tally.sum = 0.0f;
+    pair = make_int2(0, 0);
+  }
+  atomicExch(&slot[t], 2 * t);
+  __syncthreads();
+  atomicAdd(&total, in[t]);
+  atomicAdd(&tally.count, 1);
+  atomicAdd(&tally.sum, in[t]);
+  atomicAdd(&pair.y, t);
+  __syncthreads();
+  out[t] = static_cast<float>(slot[63 - t]);
+  if (t == 0) {
+    out[64] = total;
+    out[65] = static_cast<float>(tally.count);
+    out[66] = tally.sum;
+    out[67] = static_cast<float>(pair.y);
+  }
+}
+
+cudaError_t run_scalar_atomics(const float* in, float* out) {
+  scalarAtomics<<<1, 64>>>(in, out);
+  return cudaDeviceSynchronize();
+}

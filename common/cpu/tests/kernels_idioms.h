@@ -16,6 +16,9 @@ cudaError_t run_cg_tile_votes(int* out);                                // 64 th
 cudaError_t run_float4_shared(const float* in, float* out, int which);  // 128 floats; which: 0 cast, 1 local, 2 macro
 cudaError_t run_undefined_shuffle(float* out);                          // 32 floats
 cudaError_t run_struct_and_atomics(const float* in, int n, float* best, int* best_index, int* histogram);
+// Atomics on __shared__ scalars of a typedef, struct or vector type and atomicExch() into never-written words; out
+// holds 68 floats (kernels_idioms.cu).
+cudaError_t run_scalar_atomics(const float* in, float* out);
 cudaError_t run_occupancy_sized(const float* in, float* out, int n, int* grid, int* block);
 // Static shared memory of the kernels behind these names (cudaFuncGetAttributes), for the occupancy tests.
 cudaError_t attributes_of(int which, cudaFuncAttributes* attr);

@@ -125,6 +125,21 @@ TEST(Idioms, StructsInSharedMemoryAndSharedAtomics) {
   expect_no_diagnostics();
 }
 
+TEST(Idioms, AtomicsOnSharedScalarsOfAnyType) {
+  std::vector<float> in(64);
+  float sum = 0.0f;
+  for (int i = 0; i < 64; ++i) sum += in[i] = static_cast<float>(i % 5);  // small integers: any order sums exactly
+  DeviceBuffer<float> din(in), out(68);
+  ASSERT_EQ(run_scalar_atomics(din.ptr, out.ptr), cudaSuccess);
+  const auto got = out.get();
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], 2.0f * static_cast<float>(63 - t)) << t;
+  EXPECT_EQ(got[64], sum);
+  EXPECT_EQ(got[65], 64.0f);
+  EXPECT_EQ(got[66], sum);
+  EXPECT_EQ(got[67], 2016.0f);
+  expect_no_diagnostics();
+}
+
 TEST(Idioms, LaunchSizedByTheOccupancyApi) {
   const int n = 100000;
   const auto in = fractions(n);

@@ -86,5 +86,12 @@ template <class A>
 inline void declare_shared(A& array) {
   declare_shared_region(untyped(&array), sizeof(A));
 }
+// The same for a __shared__ scalar (`__shared__ Stats st;`, so that `atomicAdd(&st.count, 1)` is known to be shared
+// memory), but not an object of the runtime's own (cuda::barrier, cuda::pipeline_shared_state, which the block's
+// fill would overwrite): only trivial types.
+template <class T>
+inline void declare_shared_scalar(T& object) {
+  if constexpr (std::is_trivial_v<T>) declare_shared_region(untyped(&object), sizeof(T));
+}
 
 }  // namespace course_cpu::check

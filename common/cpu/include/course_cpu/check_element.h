@@ -17,7 +17,8 @@ namespace course_cpu::check {
 // Where an element of a static __shared__ array (Root) is.
 template <class Root>
 struct ArrayLoc {
-  static_assert(std::rank_v<Root> <= kMaxDims, "check mode supports shared arrays of at most 4 dimensions");
+  static_assert(std::rank_v<Root> <= kMaxDims,
+                COURSE_CPU_UNSUPPORTED("check mode checks shared arrays of at most 4 dimensions"));
   static constexpr int kRank = static_cast<int>(std::rank_v<Root>);
   const Site* site;
   const Root* root;
