@@ -13,6 +13,7 @@ namespace course_rewrite {
 
 void Rewriter::instrument() {
   for (Function& fn : functions_) generic_lambdas(fn);
+  for (Function& fn : functions_) template_reference_params(fn);  // before any call is rewritten
   for (Function& fn : functions_) {
     reference_params(fn);
     reference_lambdas(fn);

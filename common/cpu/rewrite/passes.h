@@ -142,7 +142,8 @@ class Rewriter {
   std::set<std::string> pointer_params(std::size_t open, std::size_t close) const;
   // How a parameter takes its argument: by value, by reference (T&, T&&, const volatile T&, an array's reference), by
   // const reference (const T&), or a pack of either.
-  enum class Param { value, reference, const_reference, value_pack, reference_pack };
+  // proxy: the element proxy itself (a template's `T&` made `CourseCpuRefN&&`, template_reference_params()).
+  enum class Param { value, reference, const_reference, value_pack, reference_pack, proxy };
   std::vector<Param> parameter_kinds(std::size_t open, std::size_t close) const;
   // A function template's, whose return type follows token `from` and whose parameter list opens at `open`.
   std::vector<Param> template_parameter_kinds(std::size_t from, std::size_t open) const;
@@ -332,6 +333,8 @@ class Rewriter {
   void reference_params(Function& fn);
   // The same for the `float&` parameters of `auto NAME = [...](...) {...};` lambdas of fn's body, only called.
   void reference_lambdas(Function& fn);
+  // The same for a function template's `T&` parameters (`swapv(T& a, T& b)`).
+  void template_reference_params(Function& fn);
   std::set<std::size_t> lambda_params_;  // the names of reference_lambdas()' parameters where they are declared
   // reference_params()' conditions: the body at [open, close] shows no parameter's type and copies none unseen; every
   // use of the name at `name` but that one is a call.

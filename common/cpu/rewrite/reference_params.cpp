@@ -161,4 +161,99 @@ bool Rewriter::arithmetic_reference(std::size_t first, std::size_t last, bool na
   return any_type;
 }
 
+void Rewriter::template_reference_params(Function& fn) {
+  // `template <class T> __device__ void swapv(T& a, T& b)` called with elements (`swapv(s[i], s[j])`, a bitonic sort's
+  // compare-exchange): each `T& name`, T a type parameter of the template, becomes `CourseCpuRefN&& name`; T moves to
+  // the end of the template's parameters with the default `referenced_t<CourseCpuRefN>` (the element's type, as CUDA
+  // deduces it), and a requires-clause keeps nvcc's rule that the argument is an lvalue of type T. The element then
+  // stays a proxy, and what the function does through it is checked. Under reference_params()' conditions, and only
+  // where every use of the name is a call without template arguments (the template parameters' order changes).
+  if (fn.kernel || !fn.is_template) return;
+  const std::size_t fname = prev(fn.params_open);
+  if (!is_ident(fname) || !plain_body(fn.body_open, fn.body_close)) return;
+  const std::size_t tkw = template_keyword(fname);
+  if (tkw == npos || !is_ident(tkw, "template") || !is_punct(next(tkw), "<")) return;
+  const std::size_t lt = next(tkw);
+  std::size_t gt = next(lt);
+  for (int depth = 1; gt < fname; gt = next(gt)) {
+    if (toks_[gt].kind == Tok::newline) return;  // the list is rewritten on one line: keep the lines
+    if (is_open(gt)) {
+      gt = match(gt);
+      continue;
+    }
+    depth += is_punct(gt, "<") ? 1 : is_punct(gt, ">") ? -1 : is_punct(gt, ">>") ? -2 : 0;
+    if (depth <= 0) break;
+  }
+  if (gt >= fname || !is_punct(gt, ">")) return;
+  for (std::size_t q = lt; q < gt; ++q)
+    if (toks_[q].kind == Tok::newline) return;
+  // No reference returned (it may be a parameter), no constraint of its own, nothing that names the types.
+  for (std::size_t q = next(gt); q < fn.body_open; q = q == prev(fn.params_open) ? match(fn.params_open) : next(q))
+    if (is_punct(q, "&") || is_punct(q, "&&") || is_ident(q, "decltype") || is_ident(q, "requires")) return;
+  for (const Function& other : functions_)
+    if (&other != &fn && fname > other.body_open && fname < other.body_close) return;
+  const std::string name(toks_[fname].text);
+  if (definitions_[name] != 1 || declarations_.count(name) || !only_called(fname)) return;
+  // The template's type parameters (`class T`, `typename T`), and the other parameters as they are written.
+  std::vector<std::string> kept;
+  std::set<std::string> types;
+  std::vector<std::pair<std::size_t, std::size_t>> tparams;
+  for (std::size_t k = next(lt), start = k, depth = 0; k <= gt; k = next(k)) {
+    if (is_open(k)) {
+      k = match(k);
+      continue;
+    }
+    if (k == gt || (depth == 0 && is_punct(k, ","))) {
+      tparams.emplace_back(start, k);
+      start = next(k);
+    } else if (is_punct(k, "<")) {
+      ++depth;
+    } else if (is_punct(k, ">") && depth > 0) {
+      --depth;
+    } else if (is_punct(k, ">>")) {
+      return;
+    }
+  }
+  for (const auto& [first, last] : tparams) {
+    const std::string written = text(first, last, false);
+    kept.push_back(written);
+    if (next(first) < last && next(next(first)) >= last && (is_ident(first, "class") || is_ident(first, "typename")) &&
+        is_ident(next(first)))
+      types.insert(std::string(toks_[next(first)].text));
+  }
+  const auto params = parameters(fn.params_open);
+  std::map<std::string, std::string> moved;  // T -> the parameter type it is deduced from
+  std::string added, clause;
+  std::vector<std::size_t> changed;
+  for (std::size_t j = 0; j < params.size(); ++j) {
+    const auto [first, last] = params[j];
+    const std::size_t amp = next(first), id = next(amp);
+    if (!is_ident(first) || !types.count(std::string(toks_[first].text)) || !is_punct(amp, "&") || !is_ident(id) ||
+        next(id) != last)
+      continue;
+    const std::string t(toks_[first].text), ref = "CourseCpuRef" + std::to_string(changed.size());
+    const std::string spacing = is_blank(toks_[amp + 1]) ? "" : " ";
+    edits_.push_back({first, amp + 1, ref + "&&" + spacing});
+    added += ", class " + ref;
+    clause += std::string(clause.empty() ? "" : " && ") + "::course_cpu::check::binds_as<" + ref + ", " + t + ">";
+    moved.emplace(t, ref);
+    fn.proxy_refs.insert(std::string(toks_[id].text));
+    changed.push_back(j);
+  }
+  if (changed.empty()) return;
+  std::string list;
+  for (const std::string& written : kept) {
+    const std::size_t space = written.find(' ');
+    const bool is_moved = space != std::string::npos && moved.count(written.substr(space + 1)) &&
+                          (written.starts_with("class ") || written.starts_with("typename "));
+    if (!is_moved) list += (list.empty() ? "" : ", ") + written;
+  }
+  list += (list.empty() ? added.substr(2) : added);
+  for (const auto& [t, ref] : moved) list += ", class " + t + " = ::course_cpu::check::referenced_t<" + ref + ">";
+  edits_.push_back({next(lt), gt + 1, list + "> requires(" + clause + ")"});
+  std::vector<Param>& kinds = template_functions_[name];
+  for (const std::size_t j : changed)
+    if (j < kinds.size()) kinds[j] = Param::proxy;
+}
+
 }  // namespace course_rewrite

@@ -236,6 +236,7 @@ std::string Rewriter::proxy_wrapper(std::size_t first, std::size_t last) const {
   if (is_ident(prev(first), "return") && is_punct(next(last), ";") && !returns_reference(first)) return kValueWrap;
   const std::optional<Param> kind = template_argument(first, last);
   if (!kind) return "";
+  if (*kind == Param::proxy) return "::course_cpu::check::proxy_ref(";
   return *kind == Param::reference ? "::course_cpu::check::element_ref(" : kValueWrap;
 }
 

@@ -15,6 +15,12 @@ __device__ void swapFloats(float& a, float& b) {
   b = t;
 }
 __device__ float readBack(volatile float& x) { return x; }
+template <class T>
+__device__ void swapPair(T& a, T& b) {  // a template's T&: the elements stay proxies, T is float
+  const T t = a;
+  a = b;
+  b = t;
+}
 // Declared before the kernel, defined after it (its declarations and definition change together).
 __device__ void addLater(float& acc, float v);
 __device__ void addLater(float&, float);
@@ -35,6 +41,10 @@ __global__ void referenceHelpers(const float* in, float* out, int bug) {
   addHere(s[t], 0.5f);
   __syncthreads();
   if (t % 2 == 0) swapFloats(s[t], s[t + 1]);
+  __syncthreads();
+  if (t % 2 == 1) swapPair(s[t - 1], s[t]);  // back
+  if (bug != 5) __syncthreads();
+  if (t % 2 == 0) swapPair(s[t], s[t + 1]);  // @helper-template
   __syncthreads();
   float extra = 0.0f;
   if (bug == 2) extra = readBack(never[t]);  // @helper-uninitialized

@@ -320,7 +320,8 @@ TEST(IdiomBugs, ARowReferencePastTheTileIsReported) {
 // accumulator, a swap and a volatile read compute what a GPU computes, and what a helper does through the reference is
 // checked like the element's own uses: the accumulator's race with its neighbour's store, the read of a never-written
 // element (both went unseen while the reference was a plain float&), and the same race through a helper declared before
-// its definition and through a lambda's `float&` parameter (unseen until those became `auto&&` too).
+// its definition, through a lambda's `float&` parameter (unseen until those became `auto&&` too) and through a function
+// template's `T&` (a bitonic sort's swap; unseen while the element was bound as a float&).
 TEST(IdiomBugs, ElementsPassedToReferenceParametersAreChecked) {
   std::vector<float> x(64);
   for (int i = 0; i < 64; ++i) x[i] = 1.0f + 0.25f * static_cast<float>(i);
@@ -341,6 +342,8 @@ TEST(IdiomBugs, ElementsPassedToReferenceParametersAreChecked) {
   EXPECT_FALSE(naming("race", "@helper-declared-first", kHelpers).empty());
   run_reference_helpers(in.ptr, out.ptr, 4);
   EXPECT_FALSE(naming("race", "@helper-lambda", kHelpers).empty());
+  run_reference_helpers(in.ptr, out.ptr, 5);
+  EXPECT_FALSE(naming("race", "@helper-template", kHelpers).empty());
 }
 
 // Struct elements passed by value to a helper, or as operands of the struct's operator+ (kernels_helpers.cu): the

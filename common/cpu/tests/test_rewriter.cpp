@@ -416,18 +416,34 @@ TEST(Rewriter, ProxiesPassedToFunctionTemplatesAreTheElementOrItsValue) {
       "template <typename T> __device__ void swap2(T& a, T& b) {}\n"
       "template <typename T> __device__ T twice(const T& a, T b = T()) { return a + b; }\n"
       "template <typename... Ts> __device__ void many(Ts&&... xs) {}\n"
+      "template <typename T> __device__ void swap3(T& a, T& b) {}\n"
       "__device__ float plain(float a) { return a; }\n"
       "__global__ void k(float* p, int n) {\n"
       "  __shared__ float s[64];\n"
       "  swap2(s[0], *p);\n"
+      "  swap3<float>(s[6], s[7]);\n"
       "  float x = twice(s[n], (s[1])) + plain(s[2]) + twice<float>(s[3]);\n"
       "  many(s[4], p[5]);\n"
       "}\n";
   const std::string out = body(src, Mode::check);
   EXPECT_EQ(lines(out), lines(src));
+  // A template's T& parameters take the element proxies, T deduced from them as CUDA deduces it from the elements, so
+  // that what the function does through them is checked; where a call gives template arguments (the parameters'
+  // order changes), the elements themselves.
   EXPECT_TRUE(contains(out,
-                       "swap2(::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[0]), "
-                       "::course_cpu::check::element_ref(::course_cpu::check::root(p, "))
+                       "template <class CourseCpuRef0, class CourseCpuRef1, class T = "
+                       "::course_cpu::check::referenced_t<CourseCpuRef0>> requires(::course_cpu::check::binds_as<"
+                       "CourseCpuRef0, T> && ::course_cpu::check::binds_as<CourseCpuRef1, T>) __device__ void "
+                       "swap2(CourseCpuRef0&& a, CourseCpuRef1&& b) {}"))
+      << out;
+  EXPECT_TRUE(contains(out,
+                       "swap2(::course_cpu::check::proxy_ref(COURSE_CHECKED(s, __LINE__)[0]), "
+                       "::course_cpu::check::proxy_ref(::course_cpu::check::root(p, "))
+      << out;
+  EXPECT_TRUE(contains(out, "template <typename T> __device__ void swap3(T& a, T& b) {}")) << out;
+  EXPECT_TRUE(contains(out,
+                       "swap3<float>(::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[6]), "
+                       "::course_cpu::check::element_ref(COURSE_CHECKED(s, __LINE__)[7]));"))
       << out;
   EXPECT_TRUE(contains(out,
                        "float x = twice(" + kLoad + "[n]), (" + kLoad + "[1]))) + plain(" + kLoad +

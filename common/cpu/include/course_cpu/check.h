@@ -229,6 +229,35 @@ inline decltype(auto) element_ref(X&& x) {
     return static_cast<X&&>(x);
 }
 
+// A function template's `T&` parameter made `A&&` by course-rewrite (`swapv(T& a, T& b)` called with elements, so
+// that what it does through them is checked): the T that CUDA deduces from the argument, an element proxy's element
+// type or the referenced type; binds_as: whether `T&` binds the argument, an lvalue or an element, with that T.
+template <class A>
+struct referenced {
+  using type = std::remove_reference_t<A>;
+};
+template <class A>
+requires requires { typename std::remove_cvref_t<A>::course_cpu_element_type; }
+struct referenced<A> {
+  using type = typename std::remove_cvref_t<A>::course_cpu_element_type;
+};
+template <class A>
+using referenced_t = typename referenced<A>::type;
+template <class A, class T>
+inline constexpr bool binds_as = std::is_same_v<referenced_t<A>, T> && (std::is_lvalue_reference_v<A> || requires {
+                                   typename std::remove_cvref_t<A>::course_cpu_element_type;
+                                 });
+
+// An element given to a function template's `T&` parameter made `A&&` (above): the element proxy itself, so that
+// what the function does through it is checked; a row of a 2D array is the row's array, as element_ref() gives it.
+template <class X>
+inline decltype(auto) proxy_ref(X&& x) {
+  if constexpr (requires { typename std::remove_cvref_t<X>::course_cpu_array_type; })
+    return static_cast<typename std::remove_cvref_t<X>::course_cpu_array_type&>(x);
+  else
+    return static_cast<X&&>(x);
+}
+
 // `float& m = c ? s[i] : s[j];` is rewritten to `auto&& m = ::course_cpu::check::either(c, s[i], s[j]);`: two
 // proxies of one kind give the chosen proxy (every use of m is checked, as with `float& r = s[i];`); otherwise (a
 // shared and a global element, or an element and a local) a reference to the chosen element, bounds-checked, and
