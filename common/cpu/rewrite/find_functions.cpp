@@ -59,6 +59,7 @@ void Rewriter::find_device_macros() {
 
 void Rewriter::find_functions() {
   find_device_macros();
+  find_arithmetic_aliases();
   std::set<std::size_t> seen_bodies;
   for (std::size_t i = 0; i < toks_.size(); ++i) {
     const bool device_macro = is_ident(i) && device_macros_.count(std::string(toks_[i].text));

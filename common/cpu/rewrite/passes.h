@@ -158,6 +158,9 @@ class Rewriter {
   void add_shared_name(const std::string& name, bool in_function, const Function* fn);
   // True if tokens [b, e) name an arithmetic type: float, unsigned int, volatile int, size_t, ...
   bool arithmetic_type(std::size_t b, std::size_t e) const;
+  bool arithmetic_word(std::size_t k) const;  // one name of such a type, or an alias of one (below)
+  void find_arithmetic_aliases();             // pass 1: `typedef unsigned int uint;`, `using real = float;`
+  std::set<std::string> arithmetic_aliases_;
   // The `{` of the innermost block that holds token i (npos at namespace scope).
   std::size_t enclosing_brace(std::size_t i) const;
   // The shared scalars of fn that no other declaration in its body names (a shadowing local keeps its own meaning).

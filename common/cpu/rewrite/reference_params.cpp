@@ -142,9 +142,6 @@ std::vector<std::pair<std::size_t, std::size_t>> Rewriter::parameters(std::size_
 }
 
 bool Rewriter::arithmetic_reference(std::size_t first, std::size_t last, bool named) const {
-  static const std::set<std::string_view> arithmetic = {
-      "float",  "double", "int",     "unsigned", "signed",  "long",    "short",    "char",     "bool",
-      "size_t", "int8_t", "int16_t", "int32_t",  "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
   std::vector<std::size_t> t;
   for (std::size_t q = first; q < last; q = next(q)) t.push_back(q);
   // TYPE... & NAME, or (a declaration) TYPE... & [NAME]
@@ -154,7 +151,7 @@ bool Rewriter::arithmetic_reference(std::size_t first, std::size_t last, bool na
   if (amp == t.size()) return false;
   bool any_type = false;
   for (std::size_t j = 0; j < amp; ++j) {
-    const bool type = is_ident(t[j]) && arithmetic.count(toks_[t[j]].text);
+    const bool type = arithmetic_word(t[j]);
     if (!type && !is_ident(t[j], "volatile")) return false;
     any_type = any_type || type;
   }

@@ -23,18 +23,44 @@ void Rewriter::add_shared_name(const std::string& name, bool in_function, const 
     global_shared_.insert(name);
 }
 
-bool Rewriter::arithmetic_type(std::size_t b, std::size_t e) const {
+bool Rewriter::arithmetic_word(std::size_t k) const {
   static const std::set<std::string_view> words = {"float",   "double",   "int",     "unsigned", "signed",  "short",
-                                                   "long",    "char",     "bool",    "volatile", "const",   "size_t",
-                                                   "int8_t",  "uint8_t",  "int16_t", "uint16_t", "int32_t", "uint32_t",
-                                                   "int64_t", "uint64_t", "std"};
+                                                   "long",    "char",     "bool",    "size_t",   "int8_t",  "uint8_t",
+                                                   "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t"};
+  return is_ident(k) && (words.count(toks_[k].text) || arithmetic_aliases_.count(std::string(toks_[k].text)));
+}
+
+bool Rewriter::arithmetic_type(std::size_t b, std::size_t e) const {
   bool any = false;
   for (std::size_t k = b; k < e; k = next(k)) {
-    if (is_punct(k, "::")) continue;
-    if (!is_ident(k) || !words.count(toks_[k].text)) return false;
-    any = any || !(is_ident(k, "volatile") || is_ident(k, "const") || is_ident(k, "std"));
+    if (is_punct(k, "::") || is_ident(k, "volatile") || is_ident(k, "const") || is_ident(k, "std")) continue;
+    if (!arithmetic_word(k)) return false;
+    any = true;
   }
   return any;
+}
+
+void Rewriter::find_arithmetic_aliases() {
+  // `typedef unsigned int uint;`, `using real = float;`: names of arithmetic types (a `uint&` parameter, a
+  // `__shared__ real total;`), also of other such names.
+  for (std::size_t k = 0; k < toks_.size(); k = next(k)) {
+    std::size_t first = npos, last = npos, name = npos;
+    if (is_ident(k, "typedef")) {
+      first = next(k);
+      for (last = first; last < toks_.size() && !is_punct(last, ";"); last = next(last)) name = last;
+      if (name == npos || !is_ident(name)) continue;
+      last = name;
+    } else if (is_ident(k, "using") && is_ident(next(k)) && is_punct(next(next(k)), "=")) {
+      name = next(k);
+      first = next(next(name));
+      for (last = first; last < toks_.size() && !is_punct(last, ";"); last = next(last)) {
+      }
+    } else {
+      continue;
+    }
+    if (last >= toks_.size() || first >= last || !arithmetic_type(first, last)) continue;
+    arithmetic_aliases_.insert(std::string(toks_[name].text));
+  }
 }
 
 std::size_t Rewriter::enclosing_brace(std::size_t i) const {

@@ -23,6 +23,8 @@ __device__ void swapPair(T& a, T& b) {  // a template's T&: the elements stay pr
 }
 // Declared before the kernel, defined after it (its declarations and definition change together).
 __device__ void addLater(float& acc, float v);
+typedef float real;  // an alias of an arithmetic type: `real&` is checked like `float&`
+__device__ void addReal(real& acc, real v) { acc += v; }
 __device__ void addLater(float&, float);
 
 __global__ void referenceHelpers(const float* in, float* out, int bug) {
@@ -36,7 +38,8 @@ __global__ void referenceHelpers(const float* in, float* out, int bug) {
   const auto addHere = [](float& acc, float v) { acc += v; };
   if (bug == 3) addLater(s[(t + 1) % 64], 0.5f);  // @helper-declared-first
   if (bug == 4) addHere(s[(t + 1) % 64], 0.5f);   // @helper-lambda
-  if (bug != 3 && bug != 4) __syncthreads();
+  if (bug == 6) addReal(s[(t + 1) % 64], 0.0f);   // @helper-alias
+  if (bug != 3 && bug != 4 && bug != 6) __syncthreads();
   addLater(s[t], 0.5f);
   addHere(s[t], 0.5f);
   __syncthreads();

@@ -321,7 +321,8 @@ TEST(IdiomBugs, ARowReferencePastTheTileIsReported) {
 // checked like the element's own uses: the accumulator's race with its neighbour's store, the read of a never-written
 // element (both went unseen while the reference was a plain float&), and the same race through a helper declared before
 // its definition, through a lambda's `float&` parameter (unseen until those became `auto&&` too) and through a function
-// template's `T&` (a bitonic sort's swap; unseen while the element was bound as a float&).
+// template's `T&` (a bitonic sort's swap; unseen while the element was bound as a float&) and through a `real&` with
+// `typedef float real;`.
 TEST(IdiomBugs, ElementsPassedToReferenceParametersAreChecked) {
   std::vector<float> x(64);
   for (int i = 0; i < 64; ++i) x[i] = 1.0f + 0.25f * static_cast<float>(i);
@@ -344,6 +345,8 @@ TEST(IdiomBugs, ElementsPassedToReferenceParametersAreChecked) {
   EXPECT_FALSE(naming("race", "@helper-lambda", kHelpers).empty());
   run_reference_helpers(in.ptr, out.ptr, 5);
   EXPECT_FALSE(naming("race", "@helper-template", kHelpers).empty());
+  run_reference_helpers(in.ptr, out.ptr, 6);
+  EXPECT_FALSE(naming("race", "@helper-alias", kHelpers).empty());
 }
 
 // Struct elements passed by value to a helper, or as operands of the struct's operator+ (kernels_helpers.cu): the
