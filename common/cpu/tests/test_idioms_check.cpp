@@ -335,18 +335,18 @@ TEST(IdiomBugs, ElementsPassedToReferenceParametersAreChecked) {
   for (int t = 0; t < 64; t += 2) std::swap(s[t], s[t + 1]);
   const std::vector<float> got = out.get();
   for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], s[t] + 3.0f) << t;
-  run_reference_helpers(in.ptr, out.ptr, 1);
-  EXPECT_FALSE(naming("race", "@helper-accumulate", kHelpers).empty());
-  run_reference_helpers(in.ptr, out.ptr, 2);
-  EXPECT_FALSE(naming("uninitialized-shared-read", "@helper-uninitialized", kHelpers).empty());
-  run_reference_helpers(in.ptr, out.ptr, 3);
-  EXPECT_FALSE(naming("race", "@helper-declared-first", kHelpers).empty());
-  run_reference_helpers(in.ptr, out.ptr, 4);
-  EXPECT_FALSE(naming("race", "@helper-lambda", kHelpers).empty());
-  run_reference_helpers(in.ptr, out.ptr, 5);
-  EXPECT_FALSE(naming("race", "@helper-template", kHelpers).empty());
-  run_reference_helpers(in.ptr, out.ptr, 6);
-  EXPECT_FALSE(naming("race", "@helper-alias", kHelpers).empty());
+  // Each bug (the kernel's `bug` argument) and the finding it must give, at its marked line.
+  const struct {
+    int bug;
+    const char* category;
+    const char* marker;
+  } bugs[] = {{1, "race", "@helper-accumulate"},     {2, "uninitialized-shared-read", "@helper-uninitialized"},
+              {3, "race", "@helper-declared-first"}, {4, "race", "@helper-lambda"},
+              {5, "race", "@helper-template"},       {6, "race", "@helper-alias"}};
+  for (const auto& b : bugs) {
+    run_reference_helpers(in.ptr, out.ptr, b.bug);
+    EXPECT_FALSE(naming(b.category, b.marker, kHelpers).empty()) << b.marker;
+  }
 }
 
 // Struct elements passed by value to a helper, or as operands of the struct's operator+ (kernels_helpers.cu): the
