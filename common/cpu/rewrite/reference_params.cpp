@@ -68,9 +68,11 @@ void Rewriter::reference_lambdas(Function& fn) {
       if (!arithmetic_reference(first, last, true)) continue;
       for (std::size_t q = next(fn.body_open); q < fn.body_close; q = next(q))
         own_names = own_names && (!is_ident(q, toks_[prev(last)].text) || (q > open && q < match(body)));
-      lambda_params_.insert(prev(last));
     }
-    if (own_names) reference_edits({open}, fn);
+    if (!own_names) continue;
+    for (const auto& [first, last] : parameters(open))
+      if (arithmetic_reference(first, last, true)) lambda_params_.insert(prev(last));
+    reference_edits({open}, fn);
   }
 }
 
@@ -173,7 +175,6 @@ void Rewriter::template_reference_params(Function& fn) {
   const std::size_t lt = next(tkw);
   std::size_t gt = next(lt);
   for (int depth = 1; gt < fname; gt = next(gt)) {
-    if (toks_[gt].kind == Tok::newline) return;  // the list is rewritten on one line: keep the lines
     if (is_open(gt)) {
       gt = match(gt);
       continue;
@@ -183,7 +184,7 @@ void Rewriter::template_reference_params(Function& fn) {
   }
   if (gt >= fname || !is_punct(gt, ">")) return;
   for (std::size_t q = lt; q < gt; ++q)
-    if (toks_[q].kind == Tok::newline) return;
+    if (toks_[q].kind == Tok::newline) return;  // the list is rewritten on one line: keep the lines
   // No reference returned (it may be a parameter), no constraint of its own, nothing that names the types.
   for (std::size_t q = next(gt); q < fn.body_open; q = q == prev(fn.params_open) ? match(fn.params_open) : next(q))
     if (is_punct(q, "&") || is_punct(q, "&&") || is_ident(q, "decltype") || is_ident(q, "requires")) return;
@@ -192,7 +193,10 @@ void Rewriter::template_reference_params(Function& fn) {
   const std::string name(toks_[fname].text);
   if (definitions_[name] != 1 || declarations_.count(name) || !only_called(fname)) return;
   // The template's type parameters (`class T`, `typename T`), and the other parameters as they are written.
-  std::vector<std::string> kept;
+  struct TemplateParam {
+    std::string written, type;  // type: the name of a `class T` / `typename T`, else empty
+  };
+  std::vector<TemplateParam> kept;
   std::set<std::string> types;
   std::vector<std::pair<std::size_t, std::size_t>> tparams;
   for (std::size_t k = next(lt), start = k, depth = 0; k <= gt; k = next(k)) {
@@ -212,11 +216,11 @@ void Rewriter::template_reference_params(Function& fn) {
     }
   }
   for (const auto& [first, last] : tparams) {
-    const std::string written = text(first, last, false);
-    kept.push_back(written);
+    TemplateParam param{text(first, last, false), ""};
     if (next(first) < last && next(next(first)) >= last && (is_ident(first, "class") || is_ident(first, "typename")) &&
         is_ident(next(first)))
-      types.insert(std::string(toks_[next(first)].text));
+      types.insert(param.type = std::string(toks_[next(first)].text));
+    kept.push_back(param);
   }
   const auto params = parameters(fn.params_open);
   std::map<std::string, std::string> moved;  // T -> the parameter type it is deduced from
@@ -239,12 +243,8 @@ void Rewriter::template_reference_params(Function& fn) {
   }
   if (changed.empty()) return;
   std::string list;
-  for (const std::string& written : kept) {
-    const std::size_t space = written.find(' ');
-    const bool is_moved = space != std::string::npos && moved.count(written.substr(space + 1)) &&
-                          (written.starts_with("class ") || written.starts_with("typename "));
-    if (!is_moved) list += (list.empty() ? "" : ", ") + written;
-  }
+  for (const TemplateParam& param : kept)
+    if (!moved.count(param.type)) list += (list.empty() ? "" : ", ") + param.written;
   list += (list.empty() ? added.substr(2) : added);
   for (const auto& [t, ref] : moved) list += ", class " + t + " = ::course_cpu::check::referenced_t<" + ref + ">";
   edits_.push_back({next(lt), gt + 1, list + "> requires(" + clause + ")"});
