@@ -4,7 +4,9 @@
 // check_state.h), at least one a write, are a race - unless both threads are
 // lanes of one warp and a warp rendezvous (__syncwarp(), a shuffle, a vote)
 // whose mask named both happened in between, or both are atomics (an atomic,
-// check_atomic below, is recorded as a write that reads first). A read of a
+// check_atomic below, is recorded as a write that reads first), or one is a
+// plain read and the other an atomicCAS (a CAS loop's first guess, which the
+// compare-and-swap checks: Site::compare_and_swap). A read of a
 // word not written since the block started reads garbage - unless its bytes
 // no longer hold the fill of a block's start (check_state.h): then a write the
 // checks cannot see (through a cast or local pointer, a reference) has stored
@@ -117,7 +119,7 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
   const bool raced_writer =
       s.w_epoch == e && (s.w_bytes & bytes) != 0 && !ordered(s.writer, s.w_wsync) && !(atomic && s.w_atomic);
   if (read) {
-    if (raced_writer) {
+    if (raced_writer && !(s.w_atomic && s.w_site->compare_and_swap && !atomic)) {  // a CAS loop's guess: no race
       report(who, "race", info, [&] { return read_after_write_text(who, info, writer(), my_wsync); });
     } else if (s.w_epoch < c.hot.block_first_epoch && filled && !unseen && !reported_uninit) {
       reported_uninit = true;
@@ -136,7 +138,7 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
   if (write) {
     if (raced_writer) {
       report(who, "race", info, [&] { return write_after_write_text(who, info, writer(), my_wsync); });
-    } else {
+    } else if (!info.site->compare_and_swap) {  // (a CAS loop's plain reads of its guess do not race with it)
       // A write after other threads' reads in the same epoch (write-after-read).
       const bool r1 = s.r_epoch == e && (s.r_bytes & bytes) != 0 && !ordered(s.reader, s.r_wsync);
       const bool r2 = s.r2_epoch == e && (s.r2_bytes & bytes) != 0 && !ordered(s.reader2, s.r2_wsync);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -190,6 +191,7 @@ const check::Site* call_site(const char* what, const char* suffix, const char* f
   if (fresh) {
     it->second = check::Site{std::get<0>(it->first).c_str(), file, static_cast<int>(line), 0};
     it->second.atomic = atomic;
+    it->second.compare_and_swap = atomic && std::strcmp(what, "atomicCAS") == 0;
   }
   hit = Cached{what, file, line, &it->second};
   return &it->second;

@@ -300,3 +300,49 @@ cudaError_t run_scalar_atomics(const float* in, float* out) {
   scalarAtomics<<<1, 64>>>(in, out);
   return cudaDeviceSynchronize();
 }
+
+// Lock-free updates of __shared__ words with atomicCAS loops, as the CUDA Programming Guide writes atomicAdd for
+// double: a plain read of the word as the first guess, then compare-and-swap until no other thread came in between.
+// The plain read and other threads' atomicCAS do not race (the swap checks the guess; it was once reported as a race);
+// a plain store of the initial value with no __syncthreads() before the other threads' loops does (zero_synced false).
+__device__ float casMaxFloat(float* address, float v) {
+  int* word = reinterpret_cast<int*>(address);
+  int old = *word;
+  while (__int_as_float(old) < v) {
+    const int assumed = old;
+    old = atomicCAS(word, assumed, __float_as_int(v));
+    if (old == assumed) break;
+  }
+  return __int_as_float(old);
+}
+__device__ double casAddDouble(double* address, double v) {
+  auto* word = reinterpret_cast<unsigned long long*>(address);
+  unsigned long long old = *word, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(word, assumed,
+                    static_cast<unsigned long long>(
+                        __double_as_longlong(v + __longlong_as_double(static_cast<long long>(assumed)))));
+  } while (assumed != old);
+  return __longlong_as_double(static_cast<long long>(old));
+}
+__global__ void casLoops(const float* in, float* out, bool zero_synced) {
+  __shared__ float top;
+  __shared__ double total;
+  if (threadIdx.x == 0) {
+    top = -1.0f;  // @cas-init
+    total = 0.0;
+  }
+  if (zero_synced) __syncthreads();
+  casMaxFloat(&top, in[threadIdx.x]);
+  casAddDouble(&total, in[threadIdx.x]);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    out[0] = top;
+    out[1] = static_cast<float>(total);
+  }
+}
+cudaError_t run_cas_loops(const float* in, float* out, int threads, bool zero_synced) {
+  casLoops<<<1, threads>>>(in, out, zero_synced);
+  return cudaDeviceSynchronize();
+}

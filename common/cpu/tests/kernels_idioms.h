@@ -19,6 +19,8 @@ cudaError_t run_struct_and_atomics(const float* in, int n, float* best, int* bes
 // Atomics on __shared__ scalars of a typedef, struct or vector type and atomicExch() into never-written words; out
 // holds 68 floats (kernels_idioms.cu).
 cudaError_t run_scalar_atomics(const float* in, float* out);
+// A float max and a double sum by atomicCAS loops on __shared__ words; out: 2 floats.
+cudaError_t run_cas_loops(const float* in, float* out, int threads, bool zero_synced);
 cudaError_t run_occupancy_sized(const float* in, float* out, int n, int* grid, int* block);
 // Static shared memory of the kernels behind these names (cudaFuncGetAttributes), for the occupancy tests.
 cudaError_t attributes_of(int which, cudaFuncAttributes* attr);

@@ -140,6 +140,21 @@ TEST(Idioms, AtomicsOnSharedScalarsOfAnyType) {
   expect_no_diagnostics();
 }
 
+// The CUDA Programming Guide's atomicCAS loop (a plain read for the first guess, then compare-and-swap) on __shared__
+// words, by 4 warps: the max and the sum a GPU computes, and no race between the plain reads and the swaps.
+TEST(Idioms, CompareAndSwapLoopsOnSharedWords) {
+  std::vector<float> in(128);
+  double sum = 0.0;
+  for (int i = 0; i < 128; ++i) sum += in[i] = static_cast<float>((i * 37) % 101) * 0.5f;
+  DeviceBuffer<float> din(in), out(2);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_cas_loops(din.ptr, out.ptr, 128, true), cudaSuccess);
+  const auto got = out.get();
+  EXPECT_EQ(got[0], *std::max_element(in.begin(), in.end()));
+  EXPECT_EQ(got[1], static_cast<float>(sum));  // halves of integers: any order sums exactly
+  expect_no_diagnostics();
+}
+
 TEST(Idioms, LaunchSizedByTheOccupancyApi) {
   const int n = 100000;
   const auto in = fractions(n);

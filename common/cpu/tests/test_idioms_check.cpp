@@ -188,6 +188,16 @@ TEST(IdiomBugs, SharedAtomicsAreChecked) {
   ASSERT_FALSE(d.empty()) << "a zero and atomics with no __syncthreads() between: no finding";
 }
 
+// The same atomicCAS loops with no __syncthreads() between thread 0's plain store of the initial value and the other
+// threads' loops: the store races with their reads and swaps (a CAS loop's plain read races with plain stores).
+TEST(IdiomBugs, CompareAndSwapLoopBeforeTheInitialValueIsSynced) {
+  std::vector<float> in(128, 1.0f);
+  DeviceBuffer<float> din(in), out(2);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_cas_loops(din.ptr, out.ptr, 128, false), cudaSuccess);
+  EXPECT_FALSE(naming("race", "@cas-init", "kernels_idioms.cu").empty());
+}
+
 // A __device__ helper's pointer parameter may point to the thread's local array or variables, a __constant__ table or
 // a __device__ array: the kernel computes what a GPU computes and gets no diagnosis. Given a host pointer, the helper's
 // access is reported and the launch fails, as it does on a GPU.

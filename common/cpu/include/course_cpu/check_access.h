@@ -34,6 +34,10 @@ struct Site {
   // An atomic read-modify-write (atomicAdd() and the others: course_cpu/device_functions.h, check_atomic): it races
   // with no other atomic, and with every plain access of another thread in the same barrier interval.
   bool atomic = false;
+  // atomicCAS(): a lock-free update loop (`old = *p; do { assumed = old; old = atomicCAS(p, assumed, f(assumed)); }
+  // while (assumed != old);`, the CUDA Programming Guide's pattern) reads the word plainly for a first guess, which the
+  // compare-and-swap checks: a plain read and another thread's atomicCAS of the same word do not race.
+  bool compare_and_swap = false;
 };
 
 // Extents of an array type, as a static table (so views stay small).
