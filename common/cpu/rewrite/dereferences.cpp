@@ -174,6 +174,30 @@ bool Rewriter::arrow_at(std::size_t k, const Function& fn, const std::set<std::s
   return is_punct(next(k), "->") && checked_name(k, fn, local) && !fn.auto_locals.count(std::string(toks_[k].text));
 }
 
+bool Rewriter::object_chain(std::size_t k, const Function& fn, std::size_t* root_end, std::size_t* last) const {
+  if (!is_ident(k) || !(is_punct(next(k), ".") || is_punct(next(k), "[")) ||
+      !fn.shared_objects.count(std::string(toks_[k].text)))
+    return false;
+  const std::size_t p = prev(k);
+  if ((p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) || lambda_params_.count(k))
+    return false;
+  if (const std::size_t end = member_path_end(k, "."); end != npos) {
+    *root_end = k;
+    *last = end;
+    return true;
+  }
+  std::size_t q = k;  // `st.a.b[`: a member array
+  while (is_punct(next(q), ".") && is_ident(next(next(q)))) {
+    const std::string_view name = toks_[next(next(q))].text;
+    if (name == "template" || name == "operator") return false;
+    q = next(next(q));
+  }
+  if (!is_punct(next(q), "[")) return false;  // st.f(), st.p->x: as written (`stage[i]`: an array-like object)
+  *root_end = q;
+  *last = chain_end(q);
+  return true;
+}
+
 void Rewriter::instrument_deref(std::size_t k, const Deref& d, const Function& fn, bool store) {
   // The target of `=`: the root wrapped in for_store(), so that a struct or vector element is checked as a write.
   const std::string root =

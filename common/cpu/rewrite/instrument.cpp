@@ -22,6 +22,8 @@ void Rewriter::instrument() {
     const std::set<std::string> local = not_declared_again(shared_arrays_[fn.body_open], fn);
     fn.local_pointers = local_pointers(fn, local);
     fn.shared_scalars = checked_scalars(fn);
+    if (const auto objects = shared_objects_.find(fn.body_open); objects != shared_objects_.end())
+      fn.shared_objects = not_declared_again(objects->second, fn);
     fn.auto_locals = auto_locals(fn, local);
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
       if (is_punct(k, "&") && !in_declaration(k)) {
@@ -73,6 +75,24 @@ void Rewriter::instrument() {
       if (in_declaration(k)) continue;
       if (t == "auto") {
         decay_auto_initializers(k, fn, local);
+        continue;
+      }
+      if (std::size_t root_end = npos, last = npos; object_chain(k, fn, &root_end, &last)) {
+        const bool subscripted = is_punct(next(root_end), "[");  // st.bins[i], stage[i]; else st.count
+        const std::string wrap = proxy_wrapper(k, last);
+        const std::size_t elem_last = subscripted ? subscripts_end(root_end) : k;
+        const ChainMarks marks = chain_marks(k, elem_last, last, wrap);
+        if (!subscripted && marks.tail.empty()) continue;  // &st.count: the member's address, as written
+        if (!wrap.empty()) edits_.push_back({k, k, wrap});
+        edits_.push_back({k, k, marks.open});
+        if (subscripted) {  // a chain rooted at the member array, or at the array-like object
+          edits_.push_back({k, root_end + 1, "COURSE_CHECKED_MEMBER(" + text(k, root_end + 1, true) + ", __LINE__)"});
+          edits_.push_back({root_end + 1, root_end + 1, marks.close});
+        } else {  // st.count: member<U>(for_member(root(st as a one-element array))[0], .count)
+          edits_.push_back({k, k + 1, "COURSE_CHECKED_OBJECT(" + std::string(t) + ", __LINE__)" + marks.close + "[0]"});
+        }
+        if (!marks.tail.empty()) edits_.push_back({next(elem_last), last + 1, marks.tail});
+        if (!wrap.empty()) edits_.push_back({last + 1, last + 1, ")"});
         continue;
       }
       if (arrow_at(k, fn, local)) {  // p->x: p[0].x, a member access (chain_marks)

@@ -51,6 +51,9 @@ struct Function {
   // Check mode: __shared__ scalars of an arithmetic type (`__shared__ float total;`), whose every use becomes an element
   // proxy like a subscript's (COURSE_CHECKED_SCALAR); left out when the name is declared again in the function.
   std::set<std::string> shared_scalars;
+  // Check mode: the other __shared__ scalars (`__shared__ Stats st;`, `__shared__ union {...} tmp;`), whose data
+  // members are checked (object_chain()); left out when the name is declared again in the function.
+  std::set<std::string> shared_objects;
   // Check mode: `auto` locals (`auto row = A + r * k;`), whose subscripts are checked like a local pointer's where the
   // variable is a pointer, and left as they are where it is not (COURSE_CHECKED_AUTO).
   std::set<std::string> auto_locals;
@@ -264,6 +267,10 @@ class Rewriter {
   ChainMarks chain_marks(std::size_t first, std::size_t elem_last, std::size_t last, const std::string& wrap) const;
   // `p->member` at token k (p a checked pointer, not an `auto` local): `root(p, SITE)[0].member`.
   bool arrow_at(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
+  // A data member of a __shared__ scalar of class type at token k (fn.shared_objects): `st.count`, `st.pos.x`, checked
+  // like `p->count` with p = &st (*root_end = k), or a member array subscripted, `st.bins[i]`, `tmp.rows[r][c].x`,
+  // checked like a shared array of its own named `st.bins` (*root_end: the path's last name). *last: the chain's end.
+  bool object_chain(std::size_t k, const Function& fn, std::size_t* root_end, std::size_t* last) const;
   void signed_terms(const Deref& d);
   bool c_cast_close(std::size_t close) const;
   // The identifier at token k stands where only an operand can (after `=`, an arithmetic or logical operator, `?`,
@@ -395,6 +402,7 @@ class Rewriter {
   std::map<std::string, std::vector<Param>> function_params_;     // __device__ functions -> parameters (if one set)
   std::map<std::size_t, std::set<std::string>> shared_arrays_;    // body '{' -> names
   std::map<std::size_t, std::set<std::string>> shared_scalars_;   // body '{' -> names of arithmetic __shared__ scalars
+  std::map<std::size_t, std::set<std::string>> shared_objects_;   // body '{' -> names of the other __shared__ scalars
   std::set<std::string> global_shared_;
   std::vector<std::pair<std::size_t, std::size_t>> declaration_ranges_;
   std::set<std::size_t> lvalue_operands_;  // first tokens of proxies that are operands of either(...): not wrapped

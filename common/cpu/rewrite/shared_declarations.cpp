@@ -149,11 +149,12 @@ void Rewriter::rewrite_shared() {
       }
     }
     for (const std::string& a : arrays) add_shared_name(a, in_function, fn);
-    // Every scalar is made known to the block (a pointer to it, `atomicAdd(&st.count, 1)`, is shared memory); only
-    // those of an arithmetic type become element proxies (`total += v`), a struct's members are not followed.
+    // Every scalar is made known to the block (a pointer to it, `atomicAdd(&st.count, 1)`, is shared memory); those of
+    // an arithmetic type become element proxies (`total += v`), the others' data members are checked (object_chain).
     const std::vector<std::string> regions = in_function ? scalars : std::vector<std::string>{};
-    if (!in_function || type_end == npos || !arithmetic_type(next(i), type_end)) scalars.clear();
-    for (const std::string& s : scalars) shared_scalars_[fn->body_open].insert(s);
+    if (in_function && type_end != npos)
+      for (const std::string& s : scalars)
+        (arithmetic_type(next(i), type_end) ? shared_scalars_ : shared_objects_)[fn->body_open].insert(s);
     declaration_ranges_.push_back({i, semi});
     std::string after;
     if (mode_ == Mode::check && in_function) {

@@ -67,6 +67,7 @@ bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::s
     *last = d.last;
     return true;
   }
+  if (std::size_t root_end = npos; object_chain(k, fn, &root_end, last)) return true;  // st.x, st.bins[i]
   if (arrow_at(k, fn, local)) {  // p->x.y: a member access like p[0].x.y
     const std::size_t member = member_path_end(k, "->");
     if (member == npos) return false;

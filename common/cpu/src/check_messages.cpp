@@ -16,7 +16,7 @@ namespace {
 std::string element_text(const check::AccessInfo& info) {
   std::ostringstream s;
   s << info.site->var;
-  if (info.site->scalar) return s.str();  // `total`, not `total[0]`
+  if (info.site->scalar) return s.str() + (info.member != nullptr ? info.member : "");  // `total`, `st.count`
   for (int d = 0; d < std::min<int>(info.ndims, check::kMaxDims); ++d) s << '[' << info.index[d] << ']';
   if (info.member != nullptr) s << info.member;  // s[3].x
   return s.str();

@@ -95,9 +95,11 @@ void check_begin_block(Worker& w) {
 
 Region* static_region(CheckState& c, const void* base, std::size_t bytes) {
   const auto b = reinterpret_cast<std::uintptr_t>(base);
-  if (c.last_static && c.last_static->begin == b) return c.last_static;
+  // The array's own region, or the region of the __shared__ struct it is a member array of (`st.bins`).
+  const auto holds = [&](const Region& r) { return r.begin == b || (b > r.begin && b + bytes <= r.end); };
+  if (c.last_static && holds(*c.last_static)) return c.last_static;
   for (auto& r : c.statics)
-    if (r->begin == b) return c.last_static = r.get();
+    if (holds(*r)) return c.last_static = r.get();
   auto r = std::make_unique<Region>();
   r->begin = b;
   r->end = b + bytes;

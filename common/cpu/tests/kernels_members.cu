@@ -172,3 +172,74 @@ cudaError_t run_converting_operands(float* out) {
   convertingOperands<<<1, 32>>>(out);
   return cudaDeviceSynchronize();
 }
+
+// A __shared__ struct and union used as scalars (`__shared__ Totals acc;`, the TempStorage idiom): their members and
+// member arrays are checked like elements (their accesses were once not checked at all). 32 threads. mode 0: correct;
+// 1: no __syncthreads() between the stores and the other threads' reads and atomics (races); 2: acc.partial[32], one
+// past the member array; 3: acc.range.y read though no thread stored it.
+namespace {
+struct Totals {
+  float partial[32];
+  int count;
+  float2 range;
+};
+union Scratch {
+  float f[64];
+  int bits[64];
+};
+}  // namespace
+__global__ void sharedObjects(const float* in, float* out, int mode) {
+  __shared__ Totals acc;
+  __shared__ Scratch tmp;
+  const int t = threadIdx.x;
+  if (t == 0) {
+    acc.count = 0;  // @object-count
+    acc.range.x = 0.0f;
+    if (mode != 3) acc.range.y = 1.0f;
+  }
+  acc.partial[t] = in[t];  // @object-partial
+  tmp.f[t] = 2.0f * in[t];
+  tmp.bits[t + 32] = 0;
+  if (mode != 1) __syncthreads();
+  atomicAdd(&acc.count, 1);
+  const float next = acc.partial[mode == 2 ? t + 1 : (t + 1) % 32];  // @object-next
+  const float y = acc.range.y;                                       // @object-range
+  __syncthreads();
+  out[t] = next + tmp.f[(t + 1) % 32] + y + static_cast<float>(tmp.bits[t + 32]);
+  if (t == 0) out[32] = static_cast<float>(acc.count);
+}
+cudaError_t run_shared_objects(int mode, const float* in, float* out) {
+  sharedObjects<<<1, 32>>>(in, out, mode);
+  return cudaDeviceSynchronize();
+}
+
+// Bit-field members of a __shared__ array of structs and of a __shared__ struct scalar, stored, updated and read
+// (check mode once refused them: a bit-field has no address to check). 32 threads.
+namespace {
+struct LifeCell {
+  unsigned alive : 1;
+  unsigned age : 7;
+  unsigned id : 24;
+};
+}  // namespace
+__global__ void bitFieldMembers(float* out) {
+  __shared__ LifeCell cells[32];
+  __shared__ LifeCell head;
+  const int t = threadIdx.x;
+  cells[t].alive = t % 2;
+  cells[t].age = t;
+  cells[t].id = 1000 + t;
+  cells[t].age += 3;
+  if (t == 0) {
+    head.alive = 1;
+    head.age = 5;
+    head.id = 7;
+  }
+  __syncthreads();
+  const int n = (t + 1) % 32;
+  out[t] = static_cast<float>(cells[n].alive + cells[n].age + cells[n].id + head.age);
+}
+cudaError_t run_bit_field_members(float* out) {
+  bitFieldMembers<<<1, 32>>>(out);
+  return cudaDeviceSynchronize();
+}

@@ -81,3 +81,60 @@ TEST(CheckMembers, ValidMemberFormsAndOperandsAfterNames) {
   for (const char* marker : {"@valid-times-read", "@valid-less-read"})
     EXPECT_TRUE(reported_at(found, marker)) << marker << " is not reported";
 }
+
+// The members and member arrays of a __shared__ struct or union scalar are checked: the correct kernel computes the
+// GPU's values with no report; without the barrier its member stores race with the other threads' reads and atomics;
+// one past a member array and a member no thread stored to are reported, named `acc.partial[32]` and `acc.range.y`.
+TEST(CheckMembers, MembersOfSharedStructScalars) {
+  course_cpu::take_diagnostics();
+  std::vector<float> x(32);
+  for (int t = 0; t < 32; ++t) x[t] = 0.25f * static_cast<float>(t);
+  DeviceBuffer<float> in(x), out(33);
+  ASSERT_EQ(run_shared_objects(0, in.ptr, out.ptr), cudaSuccess);
+  const auto none = course_cpu::take_diagnostics();
+  EXPECT_TRUE(none.empty()) << none.front().message;
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(got[t], 3.0f * x[(t + 1) % 32] + 1.0f) << t;
+  EXPECT_EQ(got[32], 32.0f);
+
+  run_shared_objects(1, in.ptr, out.ptr);
+  cudaGetLastError();
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  for (const char* marker : {"@object-count", "@object-next"})
+    EXPECT_TRUE(std::any_of(racy.begin(), racy.end(),
+                            [&](const auto& d) {
+                              const int line = line_of("kernels_members.cu", marker);
+                              return d.line == line ||
+                                     d.message.find("line " + std::to_string(line)) != std::string::npos;
+                            }))
+        << marker << " is not reported";
+
+  run_shared_objects(2, in.ptr, out.ptr);
+  cudaGetLastError();
+  auto found = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0].line, line_of("kernels_members.cu", "@object-next"));
+  EXPECT_NE(found[0].message.find("acc.partial[32]"), std::string::npos) << found[0].message;
+
+  run_shared_objects(3, in.ptr, out.ptr);
+  cudaGetLastError();
+  found = of_category(course_cpu::take_diagnostics(), "uninitialized-shared-read");
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0].line, line_of("kernels_members.cu", "@object-range"));
+  EXPECT_NE(found[0].message.find("acc.range.y"), std::string::npos) << found[0].message;
+}
+
+// Bit-field members (of an array of structs and of a struct scalar) compile in check mode and compute the GPU's values
+// with no report (they were once refused as unsupported).
+TEST(CheckMembers, BitFieldMembers) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  ASSERT_EQ(run_bit_field_members(out.ptr), cudaSuccess);
+  const auto none = course_cpu::take_diagnostics();
+  EXPECT_TRUE(none.empty()) << none.front().message;
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) {
+    const int n = (t + 1) % 32;
+    EXPECT_EQ(got[t], static_cast<float>(n % 2 + (n + 3) + 1000 + n + 5)) << t;
+  }
+}

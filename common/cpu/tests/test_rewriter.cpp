@@ -190,9 +190,50 @@ TEST(Rewriter, SharedScalarsOfArithmeticTypesAreChecked) {
   EXPECT_TRUE(contains(out, "atomicAdd(&COURSE_CHECKED_SCALAR(flag, __LINE__), 1u);")) << out;
   EXPECT_TRUE(contains(out, "auto t = ::course_cpu::check::value(COURSE_CHECKED_SCALAR(total, __LINE__));")) << out;
   EXPECT_TRUE(contains(out, "n ? ::course_cpu::check::value(COURSE_CHECKED_SCALAR(total, __LINE__)) : 0;")) << out;
-  EXPECT_TRUE(contains(out, "v.x = sizeof(total) + shadow;")) << out;  // float4: not a scalar; shadow: declared again
-  EXPECT_TRUE(contains(out, "declare_shared_scalar(v);")) << out;      // known to the block (&v.x), not a proxy
-  EXPECT_FALSE(contains(body(src), "COURSE_CHECKED_SCALAR"));          // fast mode: plain variables
+  // float4: no arithmetic scalar, its member is checked (object_chain); shadow: declared again, left alone.
+  EXPECT_TRUE(
+      contains(out,
+               "::course_cpu::check::member<::course_cpu::check::Use::store>(::course_cpu::check::for_member("
+               "COURSE_CHECKED_OBJECT(v, __LINE__))[0], COURSE_CPU_MEMBER_OF(.x, x)) = sizeof(total) + shadow;"))
+      << out;
+  EXPECT_TRUE(contains(out, "declare_shared_scalar(v);")) << out;  // known to the block (&v.x)
+  EXPECT_FALSE(contains(body(src), "COURSE_CHECKED_SCALAR"));      // fast mode: plain variables
+}
+
+// The data members of a __shared__ scalar of class type: a member is checked like p->x with p = &st, a member array
+// like a shared array of its own (named `st.bins` in messages), a pointer member's subscript like a local pointer's;
+// an address, a method call and a name declared again are left as written.
+TEST(Rewriter, MembersOfSharedStructScalarsAreChecked) {
+  const std::string src =
+      "struct Acc { float sum[32]; int count; float2 pos; float* p; int get() const { return count; } };\n"
+      "__global__ void k(float* out) {\n"
+      "  __shared__ Acc acc, again;\n"
+      "  __shared__ union { float f[8][4]; int i[32]; } tmp;\n"
+      "  acc.count = 0;\n"
+      "  acc.sum[threadIdx.x] = out[0];\n"
+      "  tmp.f[1][2] = acc.pos.x > 0 ? acc.sum[3] : 0;\n"
+      "  atomicAdd(&acc.count, 1);\n"
+      "  out[1] = acc.get() + acc.p[0];\n"
+      "  again.count = 2;\n"
+      "  { Acc again; again.count = 1; }\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  const std::string member = "::course_cpu::check::member<::course_cpu::check::Use::";
+  EXPECT_TRUE(contains(out, member + "store>(::course_cpu::check::for_member(COURSE_CHECKED_OBJECT(acc, __LINE__))[0], "
+                                     "COURSE_CPU_MEMBER_OF(.count, count)) = 0;"))
+      << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::check::for_store(COURSE_CHECKED_MEMBER(acc.sum, __LINE__))[threadIdx.x] = "))
+      << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::check::for_store(COURSE_CHECKED_MEMBER(tmp.f, __LINE__))[1][2] = ")) << out;
+  EXPECT_TRUE(contains(out, "(COURSE_CHECKED_OBJECT(acc, __LINE__))[0], COURSE_CPU_MEMBER_OF(.pos.x, pos))) > 0"))
+      << out;
+  EXPECT_TRUE(contains(out, "? ::course_cpu::check::value(COURSE_CHECKED_MEMBER(acc.sum, __LINE__)[3]) : 0;")) << out;
+  EXPECT_TRUE(contains(out, "atomicAdd(&acc.count, 1);")) << out;
+  EXPECT_TRUE(contains(out, "= acc.get() + ::course_cpu::check::value(COURSE_CHECKED_MEMBER(acc.p, __LINE__)[0]);"))
+      << out;
+  EXPECT_TRUE(contains(out, "  again.count = 2;\n  { Acc again; again.count = 1; }")) << out;
+  EXPECT_FALSE(contains(body(src), "COURSE_CHECKED"));  // fast mode: plain variables
 }
 
 TEST(Rewriter, LaterDeclaratorsAutoLocalsAndCastsInPlaceAreChecked) {

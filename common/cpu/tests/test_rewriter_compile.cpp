@@ -184,9 +184,6 @@ TEST(RewriterCompile, UnsupportedFeaturesFailWithTheBackendsMarker) {
       {"grid.cu",
        "#include <cooperative_groups.h>\n"
        "__global__ void k() { auto g = cooperative_groups::this_grid(); g.sync(); }\n"},
-      {"bit_field_member.cu",  // check mode (the second case): a member access's address; a bit-field has none
-       "struct Flags { unsigned ready : 1; unsigned count : 7; };\n"
-       "__global__ void k() { __shared__ Flags f[32]; f[threadIdx.x].count = 3; }\n"},
       {"coalesced_partition.cu",
        "#include <cooperative_groups.h>\n"
        "__global__ void k() { auto g = cooperative_groups::coalesced_threads(); auto t = "

@@ -6,6 +6,8 @@
 //     COURSE_CHECKED(a, __LINE__)[i]          (pointer parameters)
 //     COURSE_CHECKED_LOCAL(p, __LINE__)[i]    (local pointer variables)
 //     COURSE_CHECKED_SCALAR(total, __LINE__)  (every use of a __shared__ scalar of an arithmetic type)
+//     COURSE_CHECKED_OBJECT(st, __LINE__)     (a data member of another __shared__ scalar: `st.count`)
+//     COURSE_CHECKED_MEMBER(st.bins, __LINE__)[i]   (a member array or pointer of such a scalar)
 // Each [] returns a small view that remembers the variable, the line and the
 // indices; the last [] returns an ElemRef proxy (check_element.h). Converting
 // the proxy to T is a read, assigning to it a write, `+=`/`++`/... a read and
@@ -26,10 +28,12 @@
 #include <course_cpu/check_element.h>
 #include <course_cpu/check_fast_path.h>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <type_traits>
+#include <utility>
 
 namespace course_cpu::check {
 
@@ -173,15 +177,18 @@ decltype(auto) for_member(X&& x) {
 // (not callable where there is none: a bit-field, an enumerator; the return type names &member, so the call does not
 // deduce), its value (a reference where the path names an lvalue), `&T::first` for the path's first name (a pointer
 // to member for a data member, a plain pointer for a static one), and the path's text.
-template <class A, class V, class F>
+// A bit-field, which has no address, is read and written through `read` and `write` (BitFieldRef, check_element.h).
+template <class A, class V, class F, class R, class W>
 struct MemberPath {
   A address;
   V value;
   F first;
   const char* path;
+  R read;
+  W write;
 };
-template <class A, class V, class F>
-MemberPath(A, V, F, const char*) -> MemberPath<A, V, F>;
+template <class A, class V, class F, class R, class W>
+MemberPath(A, V, F, const char*, R, W) -> MemberPath<A, V, F, R, W>;
 
 // `auto v = s[i];` is rewritten to `auto v = ::course_cpu::check::value(s[i]);`:
 // an element proxy becomes its value (a read), as `auto` copies the element
@@ -299,6 +306,36 @@ inline decltype(auto) scalar(X& x, const Site* site) {
   return ArrayView<One, One, 0>(ArrayLoc<One>{site, &one, 0u, {}}, one)[0];
 }
 
+// A __shared__ scalar of another type (`__shared__ Stats st;`) as a one-element array, whose element's data members
+// are checked: `st.count` is `member<U>(for_member(COURSE_CHECKED_OBJECT(st, line))[0], .count)` (course-rewrite).
+template <class X>
+inline X (&one_object(X& x))[1] {
+  return reinterpret_cast<X(&)[1]>(x);
+}
+
+// A subscript of a member of a __shared__ scalar (`st.bins[i]`, `st.p[i]`), or of such a scalar itself: a member array
+// is checked like a shared array of its own (inside the struct's region), a pointer member like a local pointer
+// (Site::local_pointer), an array-like object (`__shared__ cuda::std::array<float, 128> stage;`: data() and
+// tuple_size, nothing else in it) like its array of elements; another object with its own operator[] is left as it is.
+template <class X>
+inline decltype(auto) member_root(X& x, const Site* site) {
+  if constexpr (std::is_array_v<X> || std::is_pointer_v<X>) {
+    return root(x, site);
+  } else if constexpr (requires {
+                         { x.data() } -> std::same_as<std::remove_reference_t<decltype(*x.data())>*>;
+                         std::tuple_size<std::remove_cv_t<X>>::value;
+                       }) {
+    using E = std::remove_reference_t<decltype(*x.data())>;
+    constexpr std::size_t n = std::tuple_size<std::remove_cv_t<X>>::value;
+    if constexpr (n > 0 && sizeof(X) == n * sizeof(E) && std::is_trivially_copyable_v<std::remove_cv_t<X>>)
+      return root(*reinterpret_cast<E(*)[n]>(x.data()), site);
+    else
+      return (x);
+  } else {
+    return (x);
+  }
+}
+
 // A subscript of an `auto` local: checked like a local pointer's where the variable is a pointer, left alone where it
 // is not (an object with its own operator[]).
 template <class X>
@@ -351,13 +388,20 @@ inline decltype(auto) deref_auto(X& x, const Site* site, long long offset) {
   ::course_cpu::check::root(name, COURSE_CPU_SITE_DEVICE_PARAM(name, line))
 #define COURSE_CHECKED_AUTO(name, line) ::course_cpu::check::root_or_self(name, COURSE_CPU_SITE_LOCAL(name, line))
 // `s[i].pos.x` is `member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x, pos))`.
-#define COURSE_CPU_MEMBER_OF(path, first)                                                                        \
-  ::course_cpu::check::MemberPath {                                                                              \
-    [](auto& course_e_) -> std::add_pointer_t<decltype(((void)&(course_e_ path), (course_e_ path)))> {           \
-      return __builtin_addressof(course_e_ path);                                                                \
-    },                                                                                                           \
-        [](auto& course_e_) -> decltype((course_e_ path)) { return course_e_ path; },                            \
-        [](auto* course_t_) -> decltype(&std::remove_cvref_t<decltype(*course_t_)>::first) { return {}; }, #path \
+#define COURSE_CPU_MEMBER_OF(path, first)                                                                         \
+  ::course_cpu::check::MemberPath {                                                                               \
+    [](auto& course_e_) -> std::add_pointer_t<decltype(((void)&(course_e_ path), (course_e_ path)))> {            \
+      return __builtin_addressof(course_e_ path);                                                                 \
+    },                                                                                                            \
+        [](auto& course_e_) -> decltype((course_e_ path)) { return course_e_ path; },                             \
+        [](auto* course_t_) -> decltype(&std::remove_cvref_t<decltype(*course_t_)>::first) { return {}; }, #path, \
+        [](auto& course_e_) -> std::remove_cvref_t<decltype((course_e_ path))> { return course_e_ path; },        \
+        [](auto& course_e_, const auto& course_v_) -> decltype(void((course_e_ path) = course_v_)) {              \
+          (course_e_ path) = course_v_;                                                                           \
+        }                                                                                                         \
   }
 // Every use of a __shared__ scalar `name` of an arithmetic type.
 #define COURSE_CHECKED_SCALAR(name, line) ::course_cpu::check::scalar(name, COURSE_CPU_SITE_SCALAR(name, line))
+#define COURSE_CHECKED_MEMBER(path, line) ::course_cpu::check::member_root(path, COURSE_CPU_SITE_LOCAL(path, line))
+#define COURSE_CHECKED_OBJECT(name, line) \
+  ::course_cpu::check::root(::course_cpu::check::one_object(name), COURSE_CPU_SITE_SCALAR(name, line))

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace course_cpu::check {
 
@@ -219,6 +220,17 @@ class WholeStore {
     return target;
   }
   operator T&() const { return *p_; }
+  // An element with its own operator[] stored into (`tile[c][t] = v` with `cuda::std::array<int, 64> tile[2]`): the
+  // element is bounds-checked as a whole, its own subscript is not seen (like a method call on it).
+  template <class I>
+  decltype(auto) operator[](I&& i) const requires requires(T& t) {
+    t[static_cast<I&&>(i)];
+  }
+  {
+    const bool ok = loc_.template fast<sizeof(T)>(untyped(p_), Access::none) ||
+                    whole_slow(loc_, untyped(p_), sizeof(T), Access::none);
+    return (ok ? *p_ : *static_cast<T*>(scratch(sizeof(T))))[static_cast<I&&>(i)];
+  }
 
  private:
   // The element, or scratch memory where the store is not to be performed (reported).
@@ -304,6 +316,55 @@ inline decltype(auto) element(const Loc& loc, T* p) {
   }
 }
 
+// A bit-field member of a checked element (`cells[t].alive = 1`, `st.age += 1`): its value and its stores, through the
+// member path's read and write (bit-fields have no address, so the bits themselves are not checked).
+template <class T, class F>
+class BitFieldRef {
+ public:
+  using V = decltype(std::declval<const F&>().read(std::declval<T&>()));
+  using course_cpu_value_type = V;
+  BitFieldRef(T& e, const F& of) : e_(e), of_(of) {}
+  operator V() const { return of_.read(e_); }
+  const BitFieldRef& operator=(const BitFieldRef& other) const { return *this = static_cast<V>(other); }
+  template <class U>
+  const BitFieldRef& operator=(const U& value) const {
+    of_.write(e_, static_cast<V>(value));
+    return *this;
+  }
+#define COURSE_CPU_BIT_COMPOUND(op)                         \
+  template <class U>                                        \
+  const BitFieldRef& operator op##=(const U& value) const { \
+    return *this = of_.read(e_) op value;                   \
+  }
+  COURSE_CPU_BIT_COMPOUND(+)
+  COURSE_CPU_BIT_COMPOUND(-)
+  COURSE_CPU_BIT_COMPOUND(*)
+  COURSE_CPU_BIT_COMPOUND(/)
+  COURSE_CPU_BIT_COMPOUND(%)
+  COURSE_CPU_BIT_COMPOUND(&)
+  COURSE_CPU_BIT_COMPOUND(|)
+  COURSE_CPU_BIT_COMPOUND(^)
+  COURSE_CPU_BIT_COMPOUND(<<)
+  COURSE_CPU_BIT_COMPOUND(>>)
+#undef COURSE_CPU_BIT_COMPOUND
+  const BitFieldRef& operator++() const { return *this += 1; }
+  const BitFieldRef& operator--() const { return *this -= 1; }
+  V operator++(int) const {
+    const V old = *this;
+    *this += 1;
+    return old;
+  }
+  V operator--(int) const {
+    const V old = *this;
+    *this -= 1;
+    return old;
+  }
+
+ private:
+  T& e_;
+  F of_;
+};
+
 // `s[i].pos.x` is rewritten to `member<U>(for_member(s)[i], COURSE_CPU_MEMBER_OF(.pos.x, pos))`: the macro (check.h)
 // gives the member's address and value from the element, what its first name is, and the path's text. A data member
 // is then checked as an element of its own type at its own address, named `s[i].pos.x`: an arithmetic member is a
@@ -317,15 +378,17 @@ inline decltype(auto) member(X&& x, const F& of) {
   if constexpr (requires { typename P::course_cpu_member_of; }) {
     using T = typename P::course_cpu_member_of;
     T& e = *x.p;
-    if constexpr (!requires { of.first(static_cast<T*>(nullptr)); }) {
-      // Not a data member: an enumerator, a member function, or a bit-field (an lvalue, but no address).
-      static_assert(!std::is_reference_v<decltype(of.value(e))>,
-                    COURSE_CPU_UNSUPPORTED("check mode does not check bit-field members"));
-      return of.value(e);
+    if constexpr (
+        !requires { of.address(e); } && requires { of.write(e, of.read(e)); }) {
+      // A bit-field (an lvalue without an address): read and written through the path; the element counts as
+      // bound (bounds only, its words possibly written), like a method call on it.
+      const bool ok = x.loc.template fast<sizeof(T)>(untyped(x.p), Access::none) ||
+                      whole_slow(x.loc, untyped(x.p), sizeof(T), Access::none);
+      return BitFieldRef<T, F>(ok ? e : *static_cast<T*>(scratch(sizeof(T))), of);
+    } else if constexpr (!requires { of.first(static_cast<T*>(nullptr)); }) {
+      return of.value(e);  // not a data member: an enumerator, a member function
     } else if constexpr (!std::is_member_pointer_v<decltype(of.first(static_cast<T*>(nullptr)))>) {
       return *of.address(e);  // a static data member
-    } else if constexpr (!requires { of.address(e); }) {
-      static_assert(unsupported<T>, COURSE_CPU_UNSUPPORTED("check mode does not check bit-field members"));
     } else {
       using L = MemberLoc<std::remove_cvref_t<decltype(x.loc)>>;
       return element<U>(L{x.loc, of.path, static_cast<std::uint16_t>(sizeof(T))}, of.address(e));

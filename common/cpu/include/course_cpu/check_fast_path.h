@@ -74,7 +74,7 @@ static_assert(sizeof(BankSlot) == 128, "a bank slot is 128 bytes");
 // Per worker and site: the static shared array the site subscripts.
 struct SiteSlot {
   const Site* site = nullptr;
-  std::uintptr_t begin = 0;  // the array (0: not known yet)
+  std::uintptr_t begin = 0;  // the array (0: not known yet, or left to the slow path)
   Shadow* words = nullptr;
 };
 
