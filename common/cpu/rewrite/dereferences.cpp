@@ -174,6 +174,23 @@ bool Rewriter::arrow_at(std::size_t k, const Function& fn, const std::set<std::s
   return is_punct(next(k), "->") && checked_name(k, fn, local) && !fn.auto_locals.count(std::string(toks_[k].text));
 }
 
+std::vector<std::size_t> Rewriter::element_member_arrays(std::size_t k, const std::set<std::string>& local) const {
+  std::vector<std::size_t> arrays;
+  if (!local.count(std::string(toks_[k].text))) return arrays;  // not through pointers: their memory may be global
+  for (std::size_t last = subscripts_end(k); member_path_end(last) == npos;) {
+    std::size_t q = last;
+    while (is_punct(next(q), ".") && is_ident(next(next(q)))) {
+      const std::string_view name = toks_[next(next(q))].text;
+      if (name == "template" || name == "operator") return arrays;
+      q = next(next(q));
+    }
+    if (q == last || !is_punct(next(q), "[")) break;
+    arrays.push_back(q);
+    last = subscripts_end(q);
+  }
+  return arrays;
+}
+
 bool Rewriter::object_chain(std::size_t k, const Function& fn, std::size_t* root_end, std::size_t* last) const {
   if (!is_ident(k) || !(is_punct(next(k), ".") || is_punct(next(k), "[")) ||
       !fn.shared_objects.count(std::string(toks_[k].text)))

@@ -124,11 +124,17 @@ void Rewriter::instrument() {
                             : fn.auto_locals.count(name)  ? "COURSE_CHECKED_AUTO("
                             : fn.device_param(name)       ? "COURSE_CHECKED_DEVICE_PARAM("
                                                           : "COURSE_CHECKED(";
-        const ChainMarks marks = chain_marks(k, subscripts_end(k), last, wrap);
+        // `bk[b].keys[j]`: member_root(COURSE_CHECKED(bk, __LINE__)[b].keys, SITE)[j], the member array a root.
+        const std::vector<std::size_t> arrays = element_member_arrays(k, local);
+        const std::size_t root_last = arrays.empty() ? k : arrays.back();
+        const ChainMarks marks = chain_marks(k, subscripts_end(root_last), last, wrap);
         edits_.push_back({k, k, marks.open});
+        for (std::size_t a = 0; a < arrays.size(); ++a) edits_.push_back({k, k, "::course_cpu::check::member_root("});
         edits_.push_back({k, k + 1, macro + name + ", __LINE__)"});
-        edits_.push_back({k + 1, k + 1, marks.close});
-        if (!marks.tail.empty()) edits_.push_back({next(subscripts_end(k)), last + 1, marks.tail});
+        for (const std::size_t a : arrays)
+          edits_.push_back({a + 1, a + 1, ", " + site_lambda(text(k, a + 1, true), true) + ")"});
+        edits_.push_back({root_last + 1, root_last + 1, marks.close});
+        if (!marks.tail.empty()) edits_.push_back({next(subscripts_end(root_last)), last + 1, marks.tail});
       } else if (cast_subscript(k, &close)) {
         // The cast's value is a pointer: checked like a local pointer, named by the cast's text in messages.
         const ChainMarks marks = chain_marks(k, subscripts_end(close), last, wrap);

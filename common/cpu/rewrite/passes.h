@@ -271,6 +271,10 @@ class Rewriter {
   // like `p->count` with p = &st (*root_end = k), or a member array subscripted, `st.bins[i]`, `tmp.rows[r][c].x`,
   // checked like a shared array of its own named `st.bins` (*root_end: the path's last name). *last: the chain's end.
   bool object_chain(std::size_t k, const Function& fn, std::size_t* root_end, std::size_t* last) const;
+  // `bk[b].keys[j]`, `tiles[t].rows[r][c].x`: the member arrays subscripted after an element of the static __shared__
+  // array at token k (the last name of each member path), each checked as an array of its own (member_root() in
+  // course_cpu/check.h); empty for other chains.
+  std::vector<std::size_t> element_member_arrays(std::size_t k, const std::set<std::string>& local) const;
   void signed_terms(const Deref& d);
   bool c_cast_close(std::size_t close) const;
   // The identifier at token k stands where only an operand can (after `=`, an arithmetic or logical operator, `?`,

@@ -54,7 +54,8 @@ std::size_t Rewriter::chain_end(std::size_t k) const {
 bool Rewriter::proxy_at(std::size_t k, const Function& fn, const std::set<std::string>& local,
                         std::size_t* last) const {
   if (checked_subscript(k, fn, local)) {
-    *last = chain_end(k);
+    const std::vector<std::size_t> arrays = element_member_arrays(k, local);
+    *last = chain_end(arrays.empty() ? k : arrays.back());
     return true;
   }
   std::size_t close = npos;

@@ -196,18 +196,13 @@ bool record(const AccessInfo& info, Access kind) {
 
   Region* region = nullptr;
   const int id = ensure_site(c, info.site);
-  // Bank requests count words from the array's start (so that both paths count alike; where it starts in its region
-  // does not change a request's degree).
-  std::size_t origin = 0;
   if (info.is_array) {
     region = static_region(c, info.base, info.array_bytes);
-    // The fast path's cache: the array and its first shadow word. A member array of a __shared__ struct (`st.bins`)
-    // lies inside the struct's region; one that starts inside a word (`char` arrays after an odd member) is left to
-    // this path.
-    const std::size_t skip = reinterpret_cast<std::uintptr_t>(info.base) - region->begin;
-    origin = skip / 4;
-    c.sites[id].begin = skip % 4 == 0 ? reinterpret_cast<std::uintptr_t>(info.base) : 0;
-    c.sites[id].words = region->words.data() + origin;
+    // The fast path's cache. A member array (`st.bins`, `bk[b].keys`) lies inside the region of the struct or array
+    // it belongs to, and is left to this path, which counts its words from the region's start, as bank requests of
+    // one site (`bk[lane].keys[0]`, a different array per lane) must be.
+    c.sites[id].begin = reinterpret_cast<std::uintptr_t>(info.base) == region->begin ? region->begin : 0;
+    c.sites[id].words = region->words.data();
     if (info.bad_dim >= 0)
       return out_of_bounds(
           who, info, kind, [&] { return array_index_text(info); }, kArrayIndexFixText);
@@ -258,7 +253,7 @@ bool record(const AccessInfo& info, Access kind) {
   if (info.stored != nullptr && stores_nothing(info, *region, first, last)) {
     // `found = 1;` by many threads: a store of the value the element already holds changes nothing any thread can
     // see, so it races with no access (a GPU keeps the same value whichever store lands last).
-    note_banks(c.hot, id, t->linear, first - origin, last - origin, false, true);
+    note_banks(c.hot, id, t->linear, first, last, false, true);
     return true;
   }
   bool reported_uninit = info.whole && read && partly_written(c, *region, first, last);
@@ -271,7 +266,7 @@ bool record(const AccessInfo& info, Access kind) {
     const auto mask = static_cast<std::uint8_t>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
     shared_word(who, c, region->words[i], info, read, write, filled, mask, reported_uninit);
   }
-  note_banks(c.hot, id, t->linear, first - origin, last - origin, read, write);
+  note_banks(c.hot, id, t->linear, first, last, read, write);
   return true;
 }
 

@@ -243,3 +243,26 @@ cudaError_t run_bit_field_members(float* out) {
   bitFieldMembers<<<1, 32>>>(out);
   return cudaDeviceSynchronize();
 }
+
+// Member arrays of the elements of a __shared__ array of structs (`bk[b].keys[j]`), checked as arrays of their own.
+// 32 threads, 4 buckets of 8 keys. mode 0: correct; 1: no __syncthreads() between the key stores and the other
+// threads' reads (a race); 2: keys[8], one past the member array (on a GPU: the bucket's count).
+namespace {
+struct KeyBucket {
+  int keys[8];
+  int count;
+};
+}  // namespace
+__global__ void elementMemberArrays(float* out, int mode) {
+  __shared__ KeyBucket bk[4];
+  const int t = threadIdx.x, b = t / 8, s = t % 8;
+  bk[b].keys[s] = 10 * t;  // @bucket-store
+  if (s == 0) bk[b].count = 8;
+  if (mode != 1) __syncthreads();
+  const int other = (b + 1) % 4;
+  out[t] = static_cast<float>(bk[other].keys[mode == 2 ? s + 1 : 7 - s] + bk[other].count);  // @bucket-read
+}
+cudaError_t run_element_member_arrays(int mode, float* out) {
+  elementMemberArrays<<<1, 32>>>(out, mode);
+  return cudaDeviceSynchronize();
+}

@@ -138,3 +138,32 @@ TEST(CheckMembers, BitFieldMembers) {
     EXPECT_EQ(got[t], static_cast<float>(n % 2 + (n + 3) + 1000 + n + 5)) << t;
   }
 }
+
+// Member arrays of the elements of a __shared__ array of structs (`bk[b].keys[s]`) are checked as arrays of their own
+// (they once kept the element's bounds check only): the correct kernel reports nothing; without the barrier the key
+// stores race with the other threads' reads; keys[8] is reported as one past `bk[other].keys`, where a GPU reads the
+// bucket's count.
+TEST(CheckMembers, MemberArraysOfSharedElements) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(32);
+  ASSERT_EQ(run_element_member_arrays(0, out.ptr), cudaSuccess);
+  const auto none = course_cpu::take_diagnostics();
+  EXPECT_TRUE(none.empty()) << none.front().message;
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) {
+    const int b = t / 8, s = t % 8, other = (b + 1) % 4;
+    EXPECT_EQ(got[t], static_cast<float>(10 * (8 * other + 7 - s) + 8)) << t;
+  }
+
+  run_element_member_arrays(1, out.ptr);
+  cudaGetLastError();
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  EXPECT_TRUE(reported_at(racy, "@bucket-read") || reported_at(racy, "@bucket-store"));
+
+  run_element_member_arrays(2, out.ptr);
+  cudaGetLastError();
+  const auto past = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  ASSERT_FALSE(past.empty());
+  EXPECT_EQ(past[0].line, line_of("kernels_members.cu", "@bucket-read"));
+  EXPECT_NE(past[0].message.find("bk[other].keys[8]"), std::string::npos) << past[0].message;
+}

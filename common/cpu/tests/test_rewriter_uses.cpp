@@ -71,14 +71,17 @@ TEST(RewriterUses, ArrowsAreMemberAccesses) {
   EXPECT_TRUE(contains(out, "}())[0].count, 1);")) << out;
 }
 
-// A method call, a member array's subscript, a pointer member's target, a member's address (atomicAdd's operand) and
-// a member template keep the element's plain reference: bounds-checked, as before.
+// A method call, a pointer member's target, a member's address (atomicAdd's operand) and a member template keep the
+// element's plain reference: bounds-checked, as before. A member array's subscript, `s[n].bins[2]`, is checked as an
+// array of its own rooted at the element's member (member_root), named `s[n].bins` in messages; through a pointer
+// (`g[n].bins[2]`: its memory may be global) the element's plain reference is kept.
 TEST(RewriterUses, MembersThatAreNoElementsKeepThePlainReference) {
   const std::string src =
       "__global__ void k(Item* g, int n) {\n"
       "  __shared__ Item s[32];\n"
       "  s[n].reset(1);\n"
       "  s[n].bins[2] = 0;\n"
+      "  g[n].bins[2] = 0;\n"
       "  s[n].next->x = 0;\n"
       "  atomicAdd(&s[n].count, 1);\n"
       "  float v = s[n].template get<0>();\n"
@@ -87,7 +90,13 @@ TEST(RewriterUses, MembersThatAreNoElementsKeepThePlainReference) {
   EXPECT_FALSE(contains(out, "COURSE_CPU_MEMBER_OF")) << out;
   EXPECT_FALSE(contains(out, "for_member")) << out;
   EXPECT_TRUE(contains(out, "COURSE_CHECKED(s, __LINE__)[n].reset(1);")) << out;
-  EXPECT_TRUE(contains(out, "COURSE_CHECKED(s, __LINE__)[n].bins[2] = 0;")) << out;
+  EXPECT_TRUE(
+      contains(out,
+               "::course_cpu::check::for_store(::course_cpu::check::member_root(COURSE_CHECKED(s, __LINE__)[n]"
+               ".bins, [] { static constinit ::course_cpu::check::Site site{\"s[n].bins\", __FILE__, __LINE__, 0, "
+               "true}; return &site; }()))[2] = 0;"))
+      << out;
+  EXPECT_TRUE(contains(out, "COURSE_CHECKED(g, __LINE__)[n].bins[2] = 0;")) << out;  // through a pointer
   EXPECT_TRUE(contains(out, "atomicAdd(&COURSE_CHECKED(s, __LINE__)[n].count, 1);")) << out;
 }
 
