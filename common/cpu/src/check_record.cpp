@@ -68,6 +68,13 @@ bool still_filled(const unsigned char* p, std::size_t bytes) {
   return true;
 }
 
+// True if the bytes of `word` in `mask` (bit i: byte i) all still hold kSharedFill.
+bool still_filled_bytes(const unsigned char* word, std::uint8_t mask) {
+  for (int i = 0; i < 4; ++i)
+    if ((mask >> i & 1u) != 0 && word[i] != static_cast<unsigned char>(kSharedFill)) return false;
+  return true;
+}
+
 // A plain store of the bytes the element already holds, to words that were written in this block (not the fill) and
 // that no asynchronous copy is still filling.
 bool stores_nothing(const check::AccessInfo& info, const Region& region, std::size_t first, std::size_t last) {
@@ -94,7 +101,7 @@ bool partly_written(const CheckState& c, const Region& region, std::size_t first
 // Race, uninitialized-read and bookkeeping for one shared word; `filled`: its
 // bytes still hold the block's initial fill.
 void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::AccessInfo& info, bool read, bool write,
-                 bool filled, std::uint8_t bytes, bool& reported_uninit) {
+                 const unsigned char* word, bool filled, std::uint8_t bytes, bool& reported_uninit) {
   const std::uint32_t e = c.hot.epoch;
   const unsigned me = who.t.linear;
   const BlockRun& b = who.w.block;
@@ -108,7 +115,8 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
   auto writer = [&] { return OtherAccess{s.writer, s.w_site->line, s.w_site->var, s.w_wsync}; };
   if (s.copy_pending) {  // an asynchronous copy is still filling this word: no wait of its thread covered it yet
     report(who, "async-copy", info, [&] { return copy_in_flight_text(who, info, writer(), write); });
-    check::note_shadow(s, read, false, e, me, my_wsync, info.site);  // the copy stays its writer
+    check::note_shadow(s, read, false, e, c.hot.block_first_epoch, me, my_wsync,
+                       info.site);  // the copy stays its writer
     return;
   }
   // An access the checks could not follow may have stored the fill's bits in this block.
@@ -133,6 +141,12 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
       s.w_wsync = 0;
       s.w_site = info.site;
       s.w_bytes = 0xF;
+      s.init_bytes = 0xF;
+    } else if (s.w_epoch >= c.hot.block_first_epoch && (s.init_bytes & bytes) != bytes && !unseen && !reported_uninit &&
+               still_filled_bytes(word, bytes & ~s.init_bytes)) {
+      // Bytes of a word whose other bytes were written (`char` flags): none of them written in this block.
+      reported_uninit = true;
+      report(who, "uninitialized-shared-read", info, [&] { return uninitialized_read_text(who, info); });
     }
   }
   if (write) {
@@ -153,7 +167,8 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
   // over this thread's own plain write of this interval (`sum = 0;` then atomicAdd(&sum, v) by the same thread), with
   // which another thread's atomic still races.
   const bool keep_plain = atomic && s.w_epoch == e && !s.w_atomic && s.writer == me;
-  check::note_shadow(s, read && !atomic, write && !keep_plain, e, me, my_wsync, info.site, bytes);
+  check::note_shadow(s, read && !atomic, write && !keep_plain, e, c.hot.block_first_epoch, me, my_wsync, info.site,
+                     bytes);
   if (write && !keep_plain) s.w_atomic = atomic;
 }
 
@@ -264,7 +279,8 @@ bool record(const AccessInfo& info, Access kind) {
     // The bytes of word i this access covers.
     const std::uintptr_t lo = std::max(addr, word) - word, hi = std::min(addr + info.elem_size, word + 4) - word;
     const auto mask = static_cast<std::uint8_t>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-    shared_word(who, c, region->words[i], info, read, write, filled, mask, reported_uninit);
+    shared_word(who, c, region->words[i], info, read, write, reinterpret_cast<const unsigned char*>(word), filled, mask,
+                reported_uninit);
   }
   note_banks(c.hot, id, t->linear, first, last, read, write);
   return true;

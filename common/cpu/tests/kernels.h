@@ -52,6 +52,8 @@ cudaError_t run_shared_objects(int mode, const float* in, float* out);
 cudaError_t run_bit_field_members(float* out);
 // Member arrays of the elements of a __shared__ array of structs; out: 32 floats.
 cudaError_t run_element_member_arrays(int mode, float* out);
+// 128 one-byte flags stored and read by neighbours (kernels_bytes.cu); out: 128 ints.
+cudaError_t run_byte_flags(int mode, int* out);
 // Elements as operands of a user type's operators and arguments of its functions, converted by its constructor.
 cudaError_t run_converting_operands(float* out);
 // Shared elements handed to helpers taking float& (kernels_helpers.cu): bug 1 races in the accumulating helper, bug 2

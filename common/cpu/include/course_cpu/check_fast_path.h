@@ -41,6 +41,9 @@ struct Shadow {
   bool copy_pending = false;
   bool w_atomic = false;  // the last write was an atomic one (Site::atomic)
   std::uint8_t w_bytes = 0xF, r_bytes = 0xF, r2_bytes = 0xF;
+  // The bytes written in this block (valid while w_epoch is an epoch of this block): a `char` of a word whose
+  // neighbours were written is still uninitialized.
+  std::uint8_t init_bytes = 0;
   std::uint32_t w_wsync = 0, r_wsync = 0, r2_wsync = 0;
   std::uint32_t unseen_epoch = 0;
   const Site* w_site = nullptr;
@@ -117,8 +120,9 @@ inline int site_id(const Site* site) { return __atomic_load_n(&site->id, __ATOMI
 // Thread `me` (whose warp has completed `wsync` rendezvous) accessed the
 // `bytes` of word s in epoch e at `site`: it becomes the writer, or the word's
 // first or second reader.
-COURSE_CPU_HOT void note_shadow(Shadow& s, bool read, bool write, std::uint32_t e, unsigned me, std::uint32_t wsync,
-                                const Site* site, std::uint8_t bytes = 0xF) {
+// block_first: the block's first epoch (the bytes written before it were another block's).
+COURSE_CPU_HOT void note_shadow(Shadow& s, bool read, bool write, std::uint32_t e, std::uint32_t block_first,
+                                unsigned me, std::uint32_t wsync, const Site* site, std::uint8_t bytes = 0xF) {
   if (read) {
     if (s.r_epoch != e) {
       s.r_epoch = e;
@@ -138,6 +142,7 @@ COURSE_CPU_HOT void note_shadow(Shadow& s, bool read, bool write, std::uint32_t 
     }
   }
   if (write) {
+    s.init_bytes = static_cast<std::uint8_t>((s.w_epoch >= block_first ? s.init_bytes : 0) | bytes);
     s.w_epoch = e;
     s.writer = static_cast<std::uint16_t>(me);
     s.w_wsync = wsync;
@@ -199,13 +204,13 @@ COURSE_CPU_HOT bool shared_fast(Hot& h, const Site* site, int id, Shadow* words,
   };
   if (first == last) [[likely]] {  // one word (most accesses): no loops, which compile to much slower code here
     if (!clean(words[first])) return false;
-    note_shadow(words[first], read, write, e, me, my, site);
+    note_shadow(words[first], read, write, e, h.block_first_epoch, me, my, site);
     note_banks(h, id, me, first, first, read, write);
     return true;
   }
   for (std::size_t i = first; i <= last; ++i)
     if (!clean(words[i])) return false;
-  for (std::size_t i = first; i <= last; ++i) note_shadow(words[i], read, write, e, me, my, site);
+  for (std::size_t i = first; i <= last; ++i) note_shadow(words[i], read, write, e, h.block_first_epoch, me, my, site);
   note_banks(h, id, me, first, last, read, write);
   return true;
 }
