@@ -135,3 +135,21 @@ cudaError_t run_libcu_std(const float* in, float* out, int n) {
   libcu_std<<<1, 2>>>(in, out, n);
   return cudaDeviceSynchronize();
 }
+
+// __shared__ cuda::std::array objects, 64 threads: one alone, checked element by element like an array (mode 1: no
+// __syncthreads() between the stores and the reversed reads, a race), and an array of them stored through
+// (`tiles[c][t] = v`, which once did not compile in check mode; bounds-checked as whole elements).
+__global__ void sharedStdArrays(float* out, int mode) {
+  __shared__ cuda::std::array<float, 64> stage;
+  __shared__ cuda::std::array<int, 64> tiles[2];
+  const int t = threadIdx.x;
+  stage[t] = static_cast<float>(t);
+  tiles[t % 2][t] = 3 * t;
+  if (mode == 0) __syncthreads();
+  const float mirrored = stage[63 - t];  // @stdarray-read
+  out[t] = mirrored + static_cast<float>(tiles[(t + 1) % 2][63 - t]) + static_cast<float>(stage.size());
+}
+cudaError_t run_shared_std_arrays(float* out, int mode) {
+  sharedStdArrays<<<1, 64>>>(out, mode);
+  return cudaDeviceSynchronize();
+}

@@ -27,3 +27,5 @@ cudaError_t run_big_local_array(float* out);
 // shared pair swapped by cuda::std::swap) out[6t + 4] = cuda::std::max(s[t], 0), out[6t + 5] = cuda::std::min(s[0],
 // s[1]) + 10 s[0].
 cudaError_t run_libcu_std(const float* in, float* out, int n);
+// __shared__ cuda::std::array objects, alone and in an array; out: 64 floats; mode 1 drops the barrier (a race).
+cudaError_t run_shared_std_arrays(float* out, int mode);

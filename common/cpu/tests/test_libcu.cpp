@@ -34,3 +34,15 @@ TEST(Libcu, StandardLibraryAndIntegerHelpersInAKernel) {
     }
   }
 }
+
+// A __shared__ cuda::std::array alone and an array of them, stored and read across threads: the values a GPU computes,
+// with no report in check mode.
+TEST(Libcu, SharedStdArrays) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(64);
+  ASSERT_EQ(run_shared_std_arrays(out.ptr, 0), cudaSuccess);
+  const auto none = course_cpu::take_diagnostics();
+  EXPECT_TRUE(none.empty()) << none.front().message;
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(got[t], static_cast<float>(4 * (63 - t) + 64)) << t;
+}

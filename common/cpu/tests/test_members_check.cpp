@@ -2,6 +2,7 @@
 // `parts[t].pos.y`, `reinterpret_cast<float2*>(flat)[t].y`, `q->w`) and whole elements read through pointers to non-const
 // (`const Particle p = parts[n];`) are checked like any element: races, uninitialized reads named by their member.
 #include "kernels.h"
+#include "kernels_extras.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -166,4 +167,18 @@ TEST(CheckMembers, MemberArraysOfSharedElements) {
   ASSERT_FALSE(past.empty());
   EXPECT_EQ(past[0].line, line_of("kernels_members.cu", "@bucket-read"));
   EXPECT_NE(past[0].message.find("bk[other].keys[8]"), std::string::npos) << past[0].message;
+}
+
+// A __shared__ cuda::std::array alone is checked element by element, like an array: without the barrier its reversed
+// reads race with the other threads' stores (an array-like object once was not checked at all).
+TEST(CheckMembers, SharedStdArrayElementsRace) {
+  course_cpu::take_diagnostics();
+  DeviceBuffer<float> out(64);
+  run_shared_std_arrays(out.ptr, 1);
+  cudaGetLastError();
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  const int line = line_of("kernels_extras.cu", "@stdarray-read");
+  EXPECT_TRUE(std::any_of(racy.begin(), racy.end(), [&](const auto& d) {
+    return d.line == line && d.message.find("stage[") != std::string::npos;
+  })) << (racy.empty() ? std::string("no race") : racy[0].message);
 }
