@@ -237,7 +237,8 @@ __global__ void bitFieldMembers(float* out) {
   }
   __syncthreads();
   const int n = (t + 1) % 32;
-  out[t] = static_cast<float>(cells[n].alive + cells[n].age + cells[n].id + head.age);
+  const LifeCell* view = cells;  // a bit-field of a const element
+  out[t] = static_cast<float>(cells[n].alive + cells[n].age + view[n].id + head.age);
 }
 cudaError_t run_bit_field_members(float* out) {
   bitFieldMembers<<<1, 32>>>(out);

@@ -379,14 +379,18 @@ inline decltype(auto) member(X&& x, const F& of) {
     using T = typename P::course_cpu_member_of;
     T& e = *x.p;
     if constexpr (
-        !requires { of.address(e); } && requires { of.write(e, of.read(e)); }) {
-      // A bit-field (an lvalue without an address): read and written through the path; the element counts as
-      // bound (bounds only, its words possibly written), like a method call on it.
+        !requires { of.address(e); } &&
+        requires { requires !std::is_enum_v<std::remove_cvref_t<decltype(of.read(e))>>; }) {
+      // A bit-field (an lvalue without an address; also of a const element): read and written through the path; the
+      // element counts as bound (bounds only, its words possibly written), like a method call on it.
       const bool ok = x.loc.template fast<sizeof(T)>(untyped(x.p), Access::none) ||
                       whole_slow(x.loc, untyped(x.p), sizeof(T), Access::none);
       return BitFieldRef<T, F>(ok ? e : *static_cast<T*>(scratch(sizeof(T))), of);
     } else if constexpr (!requires { of.first(static_cast<T*>(nullptr)); }) {
-      return of.value(e);  // not a data member: an enumerator, a member function
+      // Not a data member: an enumerator, a member function; or a bit-field of an enum type (an lvalue: refused).
+      static_assert(!std::is_reference_v<decltype(of.value(e))>,
+                    COURSE_CPU_UNSUPPORTED("check mode does not check bit-field members of an enum type"));
+      return of.value(e);
     } else if constexpr (!std::is_member_pointer_v<decltype(of.first(static_cast<T*>(nullptr)))>) {
       return *of.address(e);  // a static data member
     } else {
