@@ -296,21 +296,20 @@ inline PointerView<T> root(T* const&& pointer, const Site* site) {
   return PointerView<T>(site, pointer);
 }
 
+// A __shared__ scalar as a one-element array: an arithmetic one is that array's element (scalar() below); another
+// type's data members are checked as its element's, `st.count` being
+// `member<U>(for_member(COURSE_CHECKED_OBJECT(st, line))[0], .count)` (course-rewrite).
+template <class X>
+inline X (&one_object(X& x))[1] {
+  return reinterpret_cast<X(&)[1]>(x);
+}
+
 // A __shared__ scalar of an arithmetic type (`__shared__ float total;`): the only element of a one-element array, so
 // that every use is an element proxy, checked like a subscript (its site has Site::scalar: messages say `total`).
 template <class X>
 inline decltype(auto) scalar(X& x, const Site* site) {
   static_assert(std::is_arithmetic_v<std::remove_cv_t<X>>, "check mode checks __shared__ scalars of arithmetic types");
-  using One = X[1];
-  One& one = reinterpret_cast<One&>(x);
-  return ArrayView<One, One, 0>(ArrayLoc<One>{site, &one, 0u, {}}, one)[0];
-}
-
-// A __shared__ scalar of another type (`__shared__ Stats st;`) as a one-element array, whose element's data members
-// are checked: `st.count` is `member<U>(for_member(COURSE_CHECKED_OBJECT(st, line))[0], .count)` (course-rewrite).
-template <class X>
-inline X (&one_object(X& x))[1] {
-  return reinterpret_cast<X(&)[1]>(x);
+  return root(one_object(x), site)[0];
 }
 
 // A subscript of a member of a __shared__ scalar (`st.bins[i]`, `st.p[i]`), or of such a scalar itself: a member array
