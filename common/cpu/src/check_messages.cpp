@@ -69,8 +69,8 @@ std::string index_text(long long index, std::uintptr_t base, std::uintptr_t begi
 }
 
 const char* nth(int d) {
-  static const char* const names[] = {"1st", "2nd", "3rd", "4th"};
-  return names[d < 0 ? 0 : d > 3 ? 3 : d];
+  static const char* const names[check::kMaxDims] = {"1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th"};
+  return names[d < 0 ? 0 : d >= check::kMaxDims ? check::kMaxDims - 1 : d];
 }
 
 // The barrier that orders two threads. Lanes of one warp could use __syncwarp(), but only when no other warp ever

@@ -179,13 +179,18 @@ cudaError_t run_racy_deduced(int* out) {
 }
 
 // Message wording: reading a[1] of a 1-element buffer, a column past the end
-// of a 2-D shared array, a null pointer, an index below 0.
+// of a 2-D shared array (and of the last dimension of a 5-D one), a null pointer, an index below 0.
 __global__ void readPastOne(const float* a, float* out) {
   out[0] = a[1];  // @oob-one
 }
 __global__ void columnPastEnd(float* out) {
   __shared__ float As[4][5];
   As[0][threadIdx.x] = 1.0f;  // @oob-2d
+  out[threadIdx.x] = 0.0f;
+}
+__global__ void lastDimensionPastEnd(float* out) {
+  __shared__ float s5[2][2][2][2][3];  // more dimensions than kernels usually take
+  s5[1][0][1][0][threadIdx.x] = 1.0f;  // @oob-5d
   out[threadIdx.x] = 0.0f;
 }
 __global__ void writeNull(float* out) {
@@ -205,6 +210,9 @@ cudaError_t run_wording(int which, const float* a, float* out) {
       break;
     case 2:
       writeNull<<<1, 1>>>(nullptr);
+      break;
+    case 4:
+      lastDimensionPastEnd<<<1, 4>>>(out);
       break;
     default:
       indexBelowZero<<<1, 2>>>(a, out);

@@ -251,6 +251,13 @@ TEST(CheckMode, MessagesNameTheIndexAndTheValidRange) {
   EXPECT_EQ(d.line, line_of("kernels_bugs.cu", "@oob-negative"));
   EXPECT_NE(d.message.find("reads a[-1], but index -1 is before the first valid index 0"), std::string::npos)
       << d.message;
+
+  d = only_finding(4, one.ptr, out.ptr, "out-of-bounds");
+  EXPECT_EQ(d.line, line_of("kernels_bugs.cu", "@oob-5d"));
+  EXPECT_NE(d.message.find("thread (3,0) of block (0,0) writes s5[1][0][1][0][3], but s5 is declared "
+                           "s5[2][2][2][2][3]: index 3 in the 5th dimension is past the last valid index 2"),
+            std::string::npos)
+      << d.message;
 }
 
 TEST(CheckMode, WarpSyncOrdersOnlyTheLanesOfItsMask) {

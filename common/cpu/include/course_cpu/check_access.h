@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace course_cpu::check {
 
@@ -13,7 +14,8 @@ enum class Access : unsigned char { none = 0, read = 1, write = 2, read_write = 
 inline bool reads(Access kind) { return kind == Access::read || kind == Access::read_write; }
 inline bool writes(Access kind) { return kind == Access::write || kind == Access::read_write; }
 
-constexpr int kMaxDims = 4;
+// Dimensions of a checked __shared__ array (nvcc takes more; kernels rarely use more than 3).
+constexpr int kMaxDims = 8;
 
 // Where a checked subscript is written: one static object per source location.
 // `id` is 0 until the runtime first sees the site, then a small dense number
@@ -41,11 +43,11 @@ struct Site {
 };
 
 // Extents of an array type, as a static table (so views stay small).
-template <class A>
-struct Extents {
-  static constexpr long long value[kMaxDims] = {
-      static_cast<long long>(std::extent_v<A, 0>), static_cast<long long>(std::extent_v<A, 1>),
-      static_cast<long long>(std::extent_v<A, 2>), static_cast<long long>(std::extent_v<A, 3>)};
+template <class A, class = std::make_index_sequence<kMaxDims>>
+struct Extents;
+template <class A, std::size_t... D>
+struct Extents<A, std::index_sequence<D...>> {
+  static constexpr long long value[kMaxDims] = {static_cast<long long>(std::extent_v<A, D>)...};
 };
 
 // Everything the slow path needs to know about one access.

@@ -19,7 +19,7 @@ namespace course_cpu::check {
 template <class Root>
 struct ArrayLoc {
   static_assert(std::rank_v<Root> <= kMaxDims,
-                COURSE_CPU_UNSUPPORTED("check mode checks shared arrays of at most 4 dimensions"));
+                COURSE_CPU_UNSUPPORTED("check mode checks shared arrays of at most 8 dimensions"));
   static constexpr int kRank = static_cast<int>(std::rank_v<Root>);
   const Site* site;
   const Root* root;
