@@ -14,9 +14,9 @@
 
 namespace course_rewrite {
 
-std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, std::size_t last) const {
+bool Rewriter::argument_of_call(std::size_t first, std::size_t last, std::size_t* open_out,
+                                std::size_t* index_out) const {
   std::size_t p = prev(first), q = next(last);
-  if (braced_cuda_std_argument(p, q)) return Param::value;
   // (s[i]) is s[i], but f(s[i]) is a call
   while (p != npos && is_punct(p, "(") && match(p) == q && prev(p) != npos && !is_ident(prev(p)) &&
          !is_punct(prev(p), ">")) {
@@ -25,7 +25,7 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
   }
   if (p == npos || q >= toks_.size() || !(is_punct(p, "(") || is_punct(p, ",")) ||
       !(is_punct(q, ")") || is_punct(q, ",")))
-    return std::nullopt;
+    return false;
   // Back to the call's '(' over the arguments before this one, counting them.
   std::size_t index = 0;
   std::size_t open = p;
@@ -34,13 +34,33 @@ std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, st
     std::size_t k = prev(open);
     if (k != npos && is_close(k)) {  // over a bracketed group
       k = match_back(k);
-      if (k == npos) return std::nullopt;
+      if (k == npos) return false;
       k = prev(k);
     }
-    if (k != npos && (is_punct(k, "{") || is_punct(k, "[") || is_punct(k, ";"))) return std::nullopt;
+    if (k != npos && (is_punct(k, "{") || is_punct(k, "[") || is_punct(k, ";"))) return false;
     open = k;
   }
-  std::size_t callee = open == npos ? npos : prev(open);
+  if (open == npos) return false;
+  *open_out = open;
+  *index_out = index;
+  return true;
+}
+
+bool Rewriter::checked_reference_argument(std::size_t first, std::size_t last) const {
+  std::size_t open = npos, index = 0;
+  if (!argument_of_call(first, last, &open, &index)) return false;
+  const std::size_t callee = prev(open);
+  if (!is_ident(callee) || is_punct(prev(callee), ".") || is_punct(prev(callee), "->") || is_punct(prev(callee), "::"))
+    return false;
+  const auto found = checked_class_refs_.find(std::string(toks_[callee].text));
+  return found != checked_class_refs_.end() && index < found->second.size() && found->second[index];
+}
+
+std::optional<Rewriter::Param> Rewriter::template_argument(std::size_t first, std::size_t last) const {
+  if (braced_cuda_std_argument(prev(first), next(last))) return Param::value;
+  std::size_t open = npos, index = 0;
+  if (!argument_of_call(first, last, &open, &index)) return std::nullopt;
+  std::size_t callee = prev(open);
   // `Box b(s[i]);`, `Box(s[i])`: a class template's arguments deduced from the constructor's (C++17): the value, as
   // nvcc deduces `Box<float>`, where the proxy would make `Box<proxy>`.
   if (callee != npos && (class_template(callee) || (is_ident(callee) && class_template(prev(callee)))))

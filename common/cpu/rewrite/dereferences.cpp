@@ -192,17 +192,22 @@ std::vector<std::size_t> Rewriter::element_member_arrays(std::size_t k, const st
 }
 
 bool Rewriter::object_chain(std::size_t k, const Function& fn, std::size_t* root_end, std::size_t* last) const {
-  if (!is_ident(k) || !(is_punct(next(k), ".") || is_punct(next(k), "[")) ||
-      !fn.shared_objects.count(std::string(toks_[k].text)))
-    return false;
+  if (!is_ident(k) || !(is_punct(next(k), ".") || is_punct(next(k), "["))) return false;
+  const std::string name(toks_[k].text);
+  const bool reference = fn.reference_objects.count(name) > 0;
+  if (!reference && !fn.shared_objects.count(name)) return false;
   const std::size_t p = prev(k);
-  if ((p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) || lambda_params_.count(k))
+  if ((p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) || lambda_params_.count(k) ||
+      (reference && captured_name(k)))
     return false;
   if (const std::size_t end = member_path_end(k, "."); end != npos) {
     *root_end = k;
     *last = end;
     return true;
   }
+  // A reference parameter's member arrays are left as written: the object may be the thread's own, where
+  // COURSE_CHECKED_MEMBER (made for __shared__ objects) would give it a shadow.
+  if (reference) return false;
   std::size_t q = k;  // `st.a.b[`: a member array
   while (is_punct(next(q), ".") && is_ident(next(next(q)))) {
     const std::string_view name = toks_[next(next(q))].text;

@@ -12,6 +12,8 @@
 namespace course_rewrite {
 
 void Rewriter::instrument() {
+  find_class_names();
+  find_checked_class_refs();
   for (Function& fn : functions_) generic_lambdas(fn);
   for (Function& fn : functions_) template_reference_params(fn);  // before any call is rewritten
   for (Function& fn : functions_) {
@@ -25,6 +27,7 @@ void Rewriter::instrument() {
     if (const auto objects = shared_objects_.find(fn.body_open); objects != shared_objects_.end())
       fn.shared_objects = not_declared_again(objects->second, fn);
     fn.auto_locals = auto_locals(fn, local);
+    fn.reference_objects = reference_objects(fn);
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
       if (is_punct(k, "&") && !in_declaration(k)) {
         reference_declaration(k, fn, local);
@@ -88,11 +91,20 @@ void Rewriter::instrument() {
         if (subscripted) {  // a chain rooted at the member array, or at the array-like object
           edits_.push_back({k, root_end + 1, "COURSE_CHECKED_MEMBER(" + text(k, root_end + 1, true) + ", __LINE__)"});
           edits_.push_back({root_end + 1, root_end + 1, marks.close});
+        } else if (fn.reference_objects.count(std::string(t))) {  // a.key: member<U>(for_member(root(&a))[0], .key)
+          edits_.push_back({k, k + 1, reference_root(k) + marks.close + "[0]"});
         } else {  // st.count: member<U>(for_member(root(st as a one-element array))[0], .count)
           edits_.push_back({k, k + 1, "COURSE_CHECKED_OBJECT(" + std::string(t) + ", __LINE__)" + marks.close + "[0]"});
         }
         if (!marks.tail.empty()) edits_.push_back({next(elem_last), last + 1, marks.tail});
         if (!wrap.empty()) edits_.push_back({last + 1, last + 1, ")"});
+        continue;
+      }
+      if (whole_reference_object(k, fn)) {  // `KV t = a;`, `a = b;`: the chain `root(&a, SITE)[0]`, its use marked
+        const std::string wrap = proxy_wrapper(k, k);
+        const ChainMarks marks = chain_marks(k, k, k, wrap);
+        edits_.push_back(
+            {k, k + 1, wrap + marks.open + reference_root(k) + marks.close + "[0]" + (wrap.empty() ? "" : ")")});
         continue;
       }
       if (arrow_at(k, fn, local)) {  // p->x: p[0].x, a member access (chain_marks)
@@ -183,7 +195,10 @@ Rewriter::ChainMarks Rewriter::chain_marks(std::size_t first, std::size_t elem_l
   // A chain given as its value to a function's by-value parameter (proxy_wrapper()) is read whole, like the whole
   // right-hand side of `=`: a struct element passed by value (`combine(s[t], s[u])`) is a checked read.
   const bool argument = wrap == kValueWrap && template_argument(first, last) == Param::value;
-  const char* use = !wrap.empty()           ? (argument ? "load" : "any")
+  // Given to a class-type reference parameter that the callee checks (class_references.cpp): bounds only.
+  const bool checked_ref = wrap != kValueWrap && checked_reference_argument(first, last);
+  const char* use = checked_ref             ? "bound"
+                    : !wrap.empty()         ? (argument ? "load" : "any")
                     : assigned(first, last) ? "store"
                     : loaded(first, last)   ? "load"
                                             : "any";

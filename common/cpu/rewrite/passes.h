@@ -54,6 +54,10 @@ struct Function {
   // Check mode: the other __shared__ scalars (`__shared__ Stats st;`, `__shared__ union {...} tmp;`), whose data
   // members are checked (object_chain()); left out when the name is declared again in the function.
   std::set<std::string> shared_objects;
+  // Check mode: reference parameters of a class type of a __device__ function (`KV& a`, `const float4& v`), whose data
+  // members and whole uses are checked like `p->key` and `*p` with p = &a (class_references.cpp); left out when the
+  // name is declared again in the function.
+  std::set<std::string> reference_objects;
   // Check mode: `auto` locals (`auto row = A + r * k;`), whose subscripts are checked like a local pointer's where the
   // variable is a pointer, and left as they are where it is not (COURSE_CHECKED_AUTO).
   std::set<std::string> auto_locals;
@@ -314,6 +318,11 @@ class Rewriter {
   // deduced (`swap(s[i], s[j])`, `warp_sum(s[tid])`): a proxy would deduce the proxy type, which `T&` cannot bind and
   // `T` computes in. The argument's parameter kind, or nothing.
   std::optional<Param> template_argument(std::size_t first, std::size_t last) const;
+  // Tokens [first, last] are a whole argument of a call: the call's '(' and the argument's index.
+  bool argument_of_call(std::size_t first, std::size_t last, std::size_t* open, std::size_t* index) const;
+  // ... of a call to a __device__ function of the file (one definition) at a parameter that is one of its
+  // reference_objects(): the callee checks its uses, so the argument is bound with Use::bound.
+  bool checked_reference_argument(std::size_t first, std::size_t last) const;
   // What a function of the file named `name` takes as its argument `index` (template_argument()'s rules).
   std::optional<Param> function_argument(const std::string& name, std::size_t index) const;
   // An element given as argument `index` of the function-like macro used at `macro` (macros.cpp).
@@ -361,6 +370,24 @@ class Rewriter {
   // whether one is `[volatile] ARITHMETIC... & [name]` (`named`: with its name).
   std::vector<std::pair<std::size_t, std::size_t>> parameters(std::size_t open) const;
   bool arithmetic_reference(std::size_t first, std::size_t last, bool named) const;
+  // ---- check mode: class-type reference parameters (class_references.cpp) ----------
+  // The classes, structs and unions the file defines, and CUDA's vector types: what a reference parameter's type must
+  // name for its uses to be checked.
+  void find_class_names();
+  bool class_name(std::string_view name) const;
+  std::set<std::string> class_names_;
+  // Per __device__ function of the file with one definition: which of its parameters are reference_objects().
+  std::map<std::string, std::vector<bool>> checked_class_refs_;
+  void find_checked_class_refs();
+  // fn's reference parameters `[const] [struct] NAME[<...>] & name` of a class NAME (fn.reference_objects).
+  std::set<std::string> reference_objects(const Function& fn) const;
+  // The name at token k is a lambda's capture (`[a]`, `[&a]`, `[=, &a]`): not an expression.
+  bool captured_name(std::size_t k) const;
+  // A whole use of a reference object at token k (`KV t = a;`, `a = b;`, `f(a)`, `&a`): not a member access, a call,
+  // a subscript, a capture or a label. Replaced by `root(&a, SITE)[0]`, as `*p` is.
+  bool whole_reference_object(std::size_t k, const Function& fn) const;
+  // The text that starts a checked chain at the reference object at token k: `root(address_of(a), SITE)`.
+  std::string reference_root(std::size_t k) const;
   void find_function_templates();
   void find_device_macros();
   // `float& r = s[i];` at the `&` token k: becomes `auto&& r = s[i];` (a proxy that reads and writes s[i] at each

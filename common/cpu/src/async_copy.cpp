@@ -207,6 +207,7 @@ void phase_copies(Worker& w, BarrierState& s) {
     w.hot->me = t.linear;
     w.hot->my_wsync = w.block.warp_sync[t.linear >> 5];
     w.hot->my_full = w.block.warp_full[t.linear >> 5];
+    w.hot->stack_top = t.stack_top;
   };
   std::size_t kept = 0;
   for (const unsigned linear : s.copiers) {

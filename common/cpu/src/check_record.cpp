@@ -258,7 +258,8 @@ bool record(const AccessInfo& info, Access kind) {
 
   const std::size_t off = addr - region->begin;
   const std::size_t first = off / 4, last = (off + info.elem_size - 1) / 4;
-  if (kind == Access::none) {  // a reference bound to the element, a class-type element: bounds only
+  if (kind == Access::bounds) return true;  // bound to a reference parameter the callee checks itself
+  if (kind == Access::none) {               // a reference bound to the element, a class-type element: bounds only
     if (!region->words.empty())
       check::note_unseen(region->words.data(), first, std::min(last, region->words.size() - 1), c.hot.epoch);
     return true;

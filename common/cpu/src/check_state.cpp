@@ -82,6 +82,7 @@ void check_begin_launch(Worker& w) {
   h.arena_span = slow_path_only() ? 0 : std::max<std::size_t>(w.arena_capacity, 1);
   h.arena_words = c.arena.words.data();
   h.alloc_gen = 0;
+  h.stack_bytes = slow_path_only() ? 0 : fiber_stack_bytes();
   forget_buffers(h);
   w.hot = &h;
 }

@@ -57,6 +57,7 @@ void resume(Worker& w, ThreadSlot& s) {
     w.hot->me = s.linear;
     w.hot->my_wsync = w.block.warp_sync[s.linear >> 5];
     w.hot->my_full = w.block.warp_full[s.linear >> 5];
+    w.hot->stack_top = s.stack_top;
   }
   check::tl_hot = w.hot;
   s.fiber = std::move(s.fiber).resume();
@@ -91,12 +92,14 @@ void run_block(Worker& w, std::uint64_t linear, KernelThunk thunk, const void* c
     s.copies.clear();
     s.groups = 0;
     s.barrier = nullptr;
+    s.stack_top = 0;  // set by the fiber when it starts (its stack comes from the pool)
     ThreadSlot* slot = &s;
     s.fiber = ctx::fiber(
         std::allocator_arg, PooledStack{&w.stacks}, [slot, &w, thunk, closure](ctx::fiber&& sink) -> ctx::fiber {
           slot->sink = std::move(sink);
           const char top = 0;
           slot->stack_top = reinterpret_cast<std::uintptr_t>(&top) + 64;  // and what the compiler puts above `top`
+          if (w.hot != nullptr) w.hot->stack_top = slot->stack_top;
           try {
             thunk(closure);
           } catch (const ctx::detail::forced_unwind&) {

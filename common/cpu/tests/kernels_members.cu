@@ -267,3 +267,51 @@ cudaError_t run_element_member_arrays(int mode, float* out) {
   elementMemberArrays<<<1, 32>>>(out, mode);
   return cudaDeviceSynchronize();
 }
+
+// Struct elements handed to __device__ helpers by reference (`KV& a`), checked through the reference like `*p` with
+// p = &a: an odd-even transposition sort that swaps whole structs, a read through `const KeyTag&`, and a float4
+// accumulator that is the thread's own local variable (unchecked, as a GPU's local memory). 32 threads, 64
+// elements. bug 1: no barrier between the sort's phases; 2: one element's tag never stored.
+namespace {
+struct KeyTag {
+  int key;
+  int tag;
+};
+}  // namespace
+__device__ void orderPair(KeyTag& a, KeyTag& b) {
+  if (b.key < a.key) {  // @pair-compare
+    const KeyTag t = a;
+    a = b;
+    b = t;
+  }
+}
+__device__ int tagOf(const KeyTag& e) { return e.tag; }  // @tag-read
+__device__ void addInto(float4& acc, float4 v) {
+  acc.x += v.x;
+  acc.y += v.y;
+  acc.z += v.z;
+}
+__global__ void structReferenceHelpers(const int* keys, float* out, int bug) {
+  __shared__ KeyTag s[64];
+  const int t = threadIdx.x;
+  for (int i = t; i < 64; i += 32) {
+    s[i].key = keys[i];
+    if (bug != 2 || i != 5) s[i].tag = i;
+  }
+  __syncthreads();
+  out[32 + t] = static_cast<float>(tagOf(s[t]));
+  for (int phase = 0; phase < 64; ++phase) {
+    if (bug != 1) __syncthreads();
+    const int i = 2 * t + phase % 2;
+    if (i + 1 < 64) orderPair(s[i], s[i + 1]);
+  }
+  __syncthreads();
+  float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int i = 2 * t; i < 2 * t + 2; ++i)
+    addInto(acc, make_float4(static_cast<float>(s[i].key), static_cast<float>(tagOf(s[i])), 1.0f, 0.0f));
+  out[t] = acc.x + 1000.0f * acc.y + 100000.0f * acc.z;
+}
+cudaError_t run_struct_reference_helpers(const int* keys, float* out, int bug) {
+  structReferenceHelpers<<<1, 32>>>(keys, out, bug);
+  return cudaDeviceSynchronize();
+}

@@ -183,3 +183,40 @@ TEST(CheckMembers, SharedStdArrayElementsRace) {
     return d.line == line && d.message.find("stage[") != std::string::npos;
   })) << (racy.empty() ? std::string("no race") : racy[0].message);
 }
+
+// Struct elements handed to helpers' reference parameters (`orderPair(KeyTag& a, KeyTag& b)`, `tagOf(const KeyTag&)`)
+// are checked through the reference (they once were bounds-checked only: a sort's missing barrier went unseen, red-team
+// b29): the sorted keys and tags as on a GPU with nothing reported, a local float4 accumulator taken by reference
+// unchecked; without the barrier between phases the swap races, named `a.key` or `b.key`; a tag never stored is an
+// uninitialized read named `e.tag`.
+TEST(CheckMembers, StructElementsThroughReferenceParameters) {
+  std::vector<int> keys(64);
+  std::vector<int> tag_of_key(64);
+  for (int i = 0; i < 64; ++i) tag_of_key[keys[i] = (i * 37 + 11) % 64] = i;
+  DeviceBuffer<int> in(keys);
+  DeviceBuffer<float> out(64);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_struct_reference_helpers(in.ptr, out.ptr, 0), cudaSuccess);
+  const auto none = course_cpu::take_diagnostics();
+  EXPECT_TRUE(none.empty()) << none.front().message;
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) {
+    const int a = 2 * t, b = 2 * t + 1;
+    EXPECT_EQ(got[t], static_cast<float>(a + b + 1000 * (tag_of_key[a] + tag_of_key[b]) + 200000)) << t;
+    EXPECT_EQ(got[32 + t], static_cast<float>(t)) << t;
+  }
+
+  run_struct_reference_helpers(in.ptr, out.ptr, 1);
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  const int compare = line_of("kernels_members.cu", "@pair-compare");
+  EXPECT_TRUE(std::any_of(racy.begin(), racy.end(), [&](const auto& d) {
+    return d.line == compare &&
+           (d.message.find(" a.key") != std::string::npos || d.message.find(" b.key") != std::string::npos);
+  })) << (racy.empty() ? std::string("no race") : racy[0].message);
+
+  run_struct_reference_helpers(in.ptr, out.ptr, 2);
+  const auto unset = of_category(course_cpu::take_diagnostics(), "uninitialized-shared-read");
+  ASSERT_FALSE(unset.empty());
+  EXPECT_EQ(unset[0].line, line_of("kernels_members.cu", "@tag-read"));
+  EXPECT_NE(unset[0].message.find("e.tag"), std::string::npos) << unset[0].message;
+}

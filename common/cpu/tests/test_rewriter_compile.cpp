@@ -167,6 +167,41 @@ void more(float* out) {
   shifted<(1 << 8)><<<1, 32>>>(out);
   shifted<(1024 >> 2)><<<1, 32>>>(out);
 }
+// A __device__ function's reference parameters of class types (checked through their address in check mode), used in
+// every way an expression can: compared, called, subscripted, captured, copied, stored whole and braced, addressed.
+struct RefKV {
+  int key;
+  float v;
+  __device__ bool operator<(const RefKV& o) const { return key < o.key; }
+  __device__ int operator()(int x) const { return key + x; }
+  __device__ float& operator[](int) { return v; }
+};
+typedef struct {
+  float x, y;
+} RefP2;
+template <class T>
+struct RefBox {
+  T val;
+};
+__device__ void refForms(RefKV& a, const RefKV& b, RefP2& p, RefBox<float>& box, float2& f, int* out) {
+  if (b < a) {
+    const RefKV t = a;
+    a = b;
+    a.v = t.v;
+  }
+  a.key += a(1) + static_cast<int>(a[0]);
+  auto c = [&a](int x) { return a.key + x; };
+  auto d = [=]() { return a.v + b.v; };
+  p.x = p.y;
+  box.val = f.x + d();
+  f = make_float2(1.0f, 2.0f);
+  const RefKV* q = &a;
+  RefKV& r = a;
+  r.key = q->key + c(2);
+  int both[2] = {a.key, b.key};
+  a = {both[1], 2.0f};
+  out[0] = sizeof(a) + both[0];
+}
 )cu";
 }  // namespace
 

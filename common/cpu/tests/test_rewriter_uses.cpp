@@ -147,3 +147,41 @@ TEST(RewriterDerefs, MultipliedAndSteppedCastDereferencesAreChecked) {
   EXPECT_FALSE(contains(out, "[0]++")) << out;
   EXPECT_FALSE(contains(out, "[0]--")) << out;
 }
+
+// A __device__ function's reference parameter of a class type (`KV& a`): each use is checked as the same use of `*p`
+// would be with p = &a, through root(address_of(a), SITE) (a site named `a`, of a __device__ function's parameter):
+// members with their use marked, whole uses as a store or a load; what is not an expression of `a` (a capture, a call
+// of its operator(), a member function, an unevaluated operand, a parameter of another kind) stays as written.
+TEST(RewriterUses, ClassReferenceParametersAreChecked) {
+  const std::string src =
+      "struct KV { int key; float v; __device__ int get() const { return key; } };\n"
+      "enum class Mode { a, b };\n"
+      "__device__ void swapIf(KV& a, KV& b) { if (b.key < a.key) { KV t = a; a = b; b = t; } }\n"
+      "__device__ int read(const KV& e, const float4& f, Mode& m, volatile KV& w, int& n) {\n"
+      "  auto g = [e](int x) { return e.key + x; };\n"
+      "  return e.get() + g(1) + sizeof(e) + f.w + n;\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  const auto root = [](const std::string& name) {
+    return "::course_cpu::check::root(::course_cpu::check::address_of(" + name +
+           "), [] { static constinit ::course_cpu::check::Site site{\"" + name +
+           "\", __FILE__, __LINE__, 0, false, true, true}; return &site; }())";
+  };
+  EXPECT_TRUE(contains(out, kMember + "any>" + kForMember + root("b") + ")[0], COURSE_CPU_MEMBER_OF(.key, key))"))
+      << out;
+  EXPECT_TRUE(contains(out, "KV t = ::course_cpu::check::for_load(" + root("a") + ")[0];")) << out;
+  EXPECT_TRUE(contains(out, "::course_cpu::check::for_store(" + root("a") + ")[0] = ::course_cpu::check::for_load(" +
+                                root("b") + ")[0];"))
+      << out;
+  EXPECT_TRUE(contains(out, kMember + "any>" + kForMember + root("f") + ")[0], COURSE_CPU_MEMBER_OF(.w, w))")) << out;
+  // As written: the capture (inside the lambda, `e` is the closure's copy: checked, and unchecked where it lies on the
+  // thread's stack), a member function, sizeof, an enum, a volatile object, an arithmetic reference (made a proxy by
+  // reference_params(), not here).
+  EXPECT_TRUE(contains(out, "([e](int x) {")) << out;
+  EXPECT_TRUE(contains(out, "return e.get() + g(1) + sizeof(e) + ")) << out;
+  EXPECT_FALSE(contains(out, "address_of(m)")) << out;
+  EXPECT_FALSE(contains(out, "address_of(w)")) << out;
+  EXPECT_FALSE(contains(out, "address_of(n)")) << out;
+  EXPECT_FALSE(contains(body(src), "address_of"));  // fast mode: as written
+}

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -172,6 +173,10 @@ template <class X>
 decltype(auto) for_member(X&& x) {
   return for_use<Use::member>(static_cast<X&&>(x));
 }
+template <class X>
+decltype(auto) for_bound(X&& x) {
+  return for_use<Use::bound>(static_cast<X&&>(x));
+}
 
 // The member path of a checked member access (member() in check_element.h): the member's address from the element
 // (not callable where there is none: a bit-field, an enumerator; the return type names &member, so the call does not
@@ -294,6 +299,13 @@ inline auto root(X& x, const Site* site) {
 template <class T>
 inline PointerView<T> root(T* const&& pointer, const Site* site) {
   return PointerView<T>(site, pointer);
+}
+
+// A reference parameter of a class type (`__device__ void swapIf(KV& a, KV& b)`), as the pointer its uses are checked
+// through: `a.key` is `member<U>(for_member(root(address_of(a), SITE))[0], .key)` (course-rewrite).
+template <class T>
+inline T* address_of(T& x) {
+  return std::addressof(x);
 }
 
 // A __shared__ scalar as a one-element array: an arithmetic one is that array's element (scalar() below); another

@@ -9,7 +9,10 @@
 
 namespace course_cpu::check {
 
-enum class Access : unsigned char { none = 0, read = 1, write = 2, read_write = 3 };
+// none: bound to a reference (or pointer) whose uses are not seen: bounds only, and its words count as possibly written.
+// bounds: bound to a reference parameter whose every use the callee checks itself (a class-type `KV&` of a __device__
+// function of the file): bounds only.
+enum class Access : unsigned char { none = 0, read = 1, write = 2, read_write = 3, bounds = 4 };
 
 inline bool reads(Access kind) { return kind == Access::read || kind == Access::read_write; }
 inline bool writes(Access kind) { return kind == Access::write || kind == Access::read_write; }

@@ -252,7 +252,10 @@ class WholeStore {
 //   store   the target of `=`                           `s[i] = v;`
 //   load    the whole right-hand side of `=`            `float4 v = s[i];`, `s[t] = s[t + 16];`
 //   member  followed by a member access                 `s[i].x`, `s[i].pos.y = 0;` (member() below)
-enum class Use : unsigned char { any, store, load, member };
+//   bound   given to a class-type reference parameter   `orderPair(s[i], s[i + 1])` for `orderPair(KV&, KV&)`, a
+//           whose uses the callee checks                __device__ function of the file (course-rewrite:
+//                                                       class_references.cpp): bounds only (Access::bounds)
+enum class Use : unsigned char { any, store, load, member, bound };
 
 // Where a member of an element is: the element's place, and the member's path for messages (`s[3].x`).
 template <class Loc>
@@ -303,7 +306,9 @@ inline decltype(auto) element(const Loc& loc, T* p) {
     return WholeStore<T, Loc>(loc, p);
   } else if constexpr (kWhole) {
     // An array (a member array) decays or binds: nothing is read.
-    constexpr Access kind = (std::is_const_v<T> || U == Use::load) && !std::is_array_v<T> ? Access::read : Access::none;
+    constexpr Access kind = U == Use::bound                                                 ? Access::bounds
+                            : (std::is_const_v<T> || U == Use::load) && !std::is_array_v<T> ? Access::read
+                                                                                            : Access::none;
     const bool ok = loc.template fast<sizeof(T)>(untyped(p), kind) || whole_slow(loc, untyped(p), sizeof(T), kind);
     T* q = ok ? p : static_cast<T*>(scratch(sizeof(T)));
     return *q;

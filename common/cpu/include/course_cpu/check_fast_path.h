@@ -102,6 +102,9 @@ struct Hot {
   // The last cudaMalloc'ed buffers seen, valid while alloc_gen is current.
   std::uint64_t alloc_gen = 0;
   std::uintptr_t g_begin[kCachedBuffers] = {}, g_size[kCachedBuffers] = {};
+  // The running thread's stack, [stack_top - stack_bytes, stack_top) (0 until its fiber has started): the local
+  // variables a __device__ function's pointer or reference parameter may point to.
+  std::uintptr_t stack_top = 0, stack_bytes = 0;
 };
 
 // The running check-mode CUDA thread's worker state; null in host code and
@@ -227,6 +230,7 @@ COURSE_CPU_HOT bool fast_static(const Site* site, const void* root, const void* 
   const auto b = reinterpret_cast<std::uintptr_t>(root);
   if (s.begin != b) return false;
   const std::size_t off = reinterpret_cast<std::uintptr_t>(p) - b;
+  if (kind == Access::bounds) return true;
   if (kind == Access::none) {
     note_unseen(s.words, off / 4, (off + Size - 1) / 4, h->epoch);
     return true;
@@ -251,6 +255,7 @@ COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void*
   if (b - h->arena_begin < h->arena_span) {
     if (a < h->arena_begin || a + Size > h->arena_end) return false;
     const std::size_t off = a - h->arena_begin;
+    if (kind == Access::bounds) return true;
     if (kind == Access::none) {
       note_unseen(h->arena_words, off / 4, (off + Size - 1) / 4, h->epoch);
       return true;
@@ -260,6 +265,9 @@ COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void*
     if (static_cast<std::uint32_t>(id) >= h->nsites || h->sites[id].site != site) return false;
     return shared_fast(*h, site, id, h->arena_words, off / 4, (off + Size - 1) / 4, kind);
   }
+  // The thread's own local variable through a __device__ function's parameter or a local pointer (`accumulate(acc, v)`
+  // with `float4& acc`, in a loop): performed unchecked, as check::record() decides, without its lookups.
+  if (a < h->stack_top && h->stack_top - a <= h->stack_bytes) return site->device_param || site->local_pointer;
   return false;
 }
 
