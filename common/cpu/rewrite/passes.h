@@ -346,6 +346,9 @@ class Rewriter {
   std::string proxy_wrapper(std::size_t first, std::size_t last) const;
   // Tokens [first, last] are the operand of a cast to a reference (`reinterpret_cast<float4&>(s[i])`, `(float2&)s[i]`).
   bool reference_cast_operand(std::size_t first, std::size_t last) const;
+  // Tokens [first, last] are the whole operand of a cast to a pointer (`reinterpret_cast<float4*>(As[r])`,
+  // `(float2*)As[r]`): its value is taken.
+  bool pointer_cast_operand(std::size_t first, std::size_t last) const;
   // The innermost function or lambda around token k returns a reference (`float& f(...)`, `-> float&`,
   // `decltype(auto)`); a lambda without a trailing return type, or a function returning a value, does not.
   bool returns_reference(std::size_t k) const;

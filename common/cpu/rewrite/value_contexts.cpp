@@ -228,11 +228,35 @@ bool Rewriter::reference_cast_operand(std::size_t first, std::size_t last) const
   return false;
 }
 
+bool Rewriter::pointer_cast_operand(std::size_t first, std::size_t last) const {
+  std::size_t p = prev(first), q = next(last);
+  while (p != npos && is_punct(p, "(") && match(p) == q && is_punct(prev(p), ")") && c_cast_close(prev(p))) {
+    p = prev(p);  // (float2*)(As[r])
+    q = next(q);
+  }
+  if (p == npos) return false;
+  // (float2*)As[r]: a C-style cast to a pointer
+  if (is_punct(p, ")") && c_cast_close(p) && is_punct(prev(p), "*")) return true;
+  // reinterpret_cast<float4*>(As[r]), static_cast<const float*>(rows[i])
+  if (!is_punct(p, "(") || match(p) != q) return false;
+  const std::size_t angle = prev(p);
+  if (!is_punct(angle, ">") || !is_punct(prev(angle), "*")) return false;
+  for (std::size_t t = prev(angle); t != npos; t = prev(t)) {
+    if (is_punct(t, "<"))
+      return is_ident(prev(t), "reinterpret_cast") || is_ident(prev(t), "static_cast") ||
+             is_ident(prev(t), "const_cast");
+    if (is_punct(t, ";") || is_punct(t, "(") || is_punct(t, ")") || is_punct(t, "{") || is_punct(t, "}")) break;
+  }
+  return false;
+}
+
 std::string Rewriter::proxy_wrapper(std::size_t first, std::size_t last) const {
   if (lvalue_operands_.count(first)) return "";  // an operand of either(...)
   // A reference cast binds the element itself (bounds-checked; what is done through it is not seen).
   if (reference_cast_operand(first, last)) return "::course_cpu::check::element_ref(";
-  if (value_context(first, last)) return kValueWrap;
+  // A cast to a pointer takes the operand's value: a row decays (`reinterpret_cast<float4*>(As[r])`, which a C++ cast
+  // cannot reach through the row's conversion), an element that is a pointer is read.
+  if (value_context(first, last) || pointer_cast_operand(first, last)) return kValueWrap;
   // `return s[i];` from a lambda or an `auto` function returns a copy, as CUDA does: never the proxy (which would
   // read the element later); a function that returns a reference keeps it.
   if (is_ident(prev(first), "return") && is_punct(next(last), ";") && !returns_reference(first)) return kValueWrap;

@@ -42,6 +42,8 @@ cudaError_t run_shared_scalars(int mode, const float* in, float* out);
 cudaError_t run_declarator_forms(int mode, const float* in, float* out);
 // A 4 x 5 tile through a pointer to rows, every thread reading column `column` of its row.
 cudaError_t run_row_pointer(int column, float* out);
+// Rows of 2D shared arrays cast to float4* and float2*; in: 256 floats, out: 64 floats.
+cudaError_t run_row_casts(int padded, const float* in, float* out);
 cudaError_t run_dereference_forms(int mode, const float* in, float* out);
 cudaError_t run_whole_stores(int mode, float* out);
 cudaError_t run_member_forms(int mode, float* out);

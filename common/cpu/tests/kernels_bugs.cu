@@ -306,6 +306,31 @@ cudaError_t run_row_pointer(int column, float* out) {
   return cudaDeviceSynchronize();
 }
 
+// Rows of 2D __shared__ arrays cast to vector pointers, as public SGEMM code reads its tiles
+// (`reinterpret_cast<const float4*>(As[r])[j]`, `((float2*)As[r])[j]`; check mode once failed to compile them, a row
+// being a view there). With rows of 33 floats (`padded`), odd rows start 4 bytes past a 16-byte boundary: the float4
+// load is misaligned. 64 threads.
+__global__ void rowCasts(const float* in, float* out, int padded) {
+  __shared__ __align__(16) float As[8][32];
+  __shared__ __align__(16) float Ps[8][33];
+  const int t = threadIdx.x;
+  for (int i = t; i < 256; i += 64) {
+    As[i / 32][i % 32] = in[i];
+    Ps[i / 32][i % 32] = in[i];
+  }
+  __syncthreads();
+  const int r = t / 8, j = t % 8;
+  const float4 v =
+      padded ? reinterpret_cast<const float4*>(Ps[r])[j] : reinterpret_cast<const float4*>(As[r])[j];  // @row-cast
+  const float2 w = ((float2*)As[(r + 1) % 8])[j];
+  out[t] = v.x + v.y + v.z + v.w + w.y;
+}
+
+cudaError_t run_row_casts(int padded, const float* in, float* out) {
+  rowCasts<<<1, 64>>>(in, out, padded);
+  return cudaDeviceSynchronize();
+}
+
 // Shared scalars of arithmetic types, in the forms kernels use them: thread 0 sets a block-wide value, the others read
 // it (a race without the barrier), a flag read before anyone set it (uninitialized), a counter bumped with an atomic
 // through its address, a compound assignment, a ternary and a volatile flag. `shadow` is declared again inside a

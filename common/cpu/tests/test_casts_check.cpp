@@ -1,0 +1,33 @@
+// Self-tests of check mode: casts of shared rows to vector pointers (`reinterpret_cast<const float4*>(As[r])[j]`), the
+// way public SGEMM kernels read their tiles four floats at a time.
+#include "kernels.h"
+#include "test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+// A row of a 2D __shared__ array cast to float4* or float2* (which did not compile in check mode: valid CUDA graded
+// build-error, red-team round 25) reads what a GPU reads with nothing reported; with rows of 33 floats the odd rows'
+// float4 loads are misaligned, and reported at the cast's line.
+TEST(CheckCasts, RowsCastToVectorPointers) {
+  std::vector<float> x(256);
+  std::iota(x.begin(), x.end(), 0.0f);
+  DeviceBuffer<float> in(x), out(64);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_row_casts(0, in.ptr, out.ptr), cudaSuccess);
+  const auto none = course_cpu::take_diagnostics();
+  EXPECT_TRUE(none.empty()) << none.front().message;
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 64; ++t) {
+    const int r = t / 8, j = t % 8;
+    const float v = x[32 * r + 4 * j] + x[32 * r + 4 * j + 1] + x[32 * r + 4 * j + 2] + x[32 * r + 4 * j + 3];
+    EXPECT_EQ(got[t], v + x[32 * ((r + 1) % 8) + 2 * j + 1]) << t;
+  }
+
+  EXPECT_EQ(run_row_casts(1, in.ptr, out.ptr), cudaErrorMisalignedAddress);
+  const auto d = of_category(course_cpu::take_diagnostics(), "misaligned-address");
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@row-cast"));
+  cudaGetLastError();
+}
