@@ -163,12 +163,26 @@ void Rewriter::instrument() {
   }
 }
 
+void Rewriter::unparenthesized(std::size_t* first, std::size_t* last) const {
+  // `(s[i])`, `((s[i]))`: parentheses that only group (not a call's, a cast's or a declarator's), as a macro's body
+  // writes its expansion (`#define FETCH_FLOAT4(p) (reinterpret_cast<float4*>(&(p))[0])`).
+  for (std::size_t p = prev(*first), q = next(*last); is_punct(p, "(") && match(p) == q; p = prev(p), q = next(q)) {
+    const std::size_t before = prev(p);
+    if (is_ident(before) || is_punct(before, ">") || is_punct(before, "]") || is_punct(before, ")")) return;
+    *first = p;
+    *last = q;
+  }
+}
+
 bool Rewriter::assigned(std::size_t first, std::size_t last) const {
+  if (last == npos) return false;
+  unparenthesized(&first, &last);
   // `&s[i] = ...` never (an address is no element); in `*(float4*)&s[i] = v` only the dereference is stored to.
-  return last != npos && is_punct(next(last), "=") && !is_punct(prev(first), "&");
+  return is_punct(next(last), "=") && !is_punct(prev(first), "&");
 }
 
 bool Rewriter::loaded(std::size_t first, std::size_t last) const {
+  unparenthesized(&first, &last);
   const std::size_t eq = prev(first);
   if (!is_punct(eq, "=") || !(is_punct(next(last), ";") || is_punct(next(last), ","))) return false;
   // `x = s[i]`, `T v = s[i]`, `v.f = s[i]`, `a[k] = s[i]`; not `T& name = s[i];` (it binds), `decltype(auto) name`,

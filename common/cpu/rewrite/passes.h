@@ -255,6 +255,8 @@ class Rewriter {
   bool deref_terms(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const;
   // store: the dereference is the target of `=` (its root wrapped in ::course_cpu::check::for_store()).
   void instrument_deref(std::size_t k, const Deref& d, const Function& fn, bool store = false);
+  // Widens [first, last] over parentheses that only group it.
+  void unparenthesized(std::size_t* first, std::size_t* last) const;
   // The token after `last` is `=` (an assignment, not `==`) and the one before `first` no `&`: the proxy from `first`
   // to `last` is stored to.
   bool assigned(std::size_t first, std::size_t last) const;
@@ -373,6 +375,23 @@ class Rewriter {
   // whether one is `[volatile] ARITHMETIC... & [name]` (`named`: with its name).
   std::vector<std::pair<std::size_t, std::size_t>> parameters(std::size_t open) const;
   bool arithmetic_reference(std::size_t first, std::size_t last, bool named) const;
+  // ---- pass 0, check mode: accesses in macros and cache intrinsics written out (expansions.cpp) ----------
+ public:
+  // The source with the file's access macros expanded in device code and the cache load/store intrinsics made plain
+  // loads and stores, keeping every line where it was.
+  std::string expand_for_check();
+
+ private:
+  struct Expansion {
+    std::vector<std::string> params;
+    std::vector<Token> body;  // with blanks
+  };
+  std::map<std::string, Expansion> expandable_macros() const;
+  // The arguments of the call whose '(' is at `open`, as text (empty if it cannot be split as the preprocessor does).
+  std::vector<std::string> call_arguments(std::size_t open) const;
+  // The object a pointer expression points to: `&X` -> X, `p` -> *p, anything else -> *(...).
+  std::string dereferenced(const std::string& pointer) const;
+
   // ---- check mode: class-type reference parameters (class_references.cpp) ----------
   // The classes, structs and unions the file defines, and CUDA's vector types: what a reference parameter's type must
   // name for its uses to be checked.

@@ -81,6 +81,14 @@ std::string rewrite(std::string_view source, const std::string& path, Mode mode)
   if (mode == Mode::check) out += "#define COURSE_CPU_CHECK_MODE 1\n";
   out += "#include <course_cpu/prelude.h>\n";
   out += "#line 1 \"" + escape(path) + "\"\n";
+  // Check mode: pass 0 (expansions.cpp) first, again for macros used in macros' arguments or bodies.
+  std::string expanded;
+  for (int round = 0; mode == Mode::check && round < 3; ++round) {
+    std::string next = Rewriter(source, mode).expand_for_check();
+    if (next == source) break;
+    expanded = std::move(next);
+    source = expanded;
+  }
   out += Rewriter(source, mode).run();
   return out;
 }

@@ -224,6 +224,9 @@ bool record(const AccessInfo& info, Access kind) {
   } else {
     const auto base = reinterpret_cast<std::uintptr_t>(info.base);
     region = shared_region_of(*w, base);
+    // A pointer one past a shared array (`&s[64]` of `s[64]`, cast to a float4*): its elements are the array's, past
+    // its end, not the thread's own memory (a local pointer's otherwise unchecked case).
+    if (region == nullptr) region = static_region_ending_at(c, base);
     if (region == nullptr) {
       Allocation a;
       // A pointer stepped to just past a buffer (`*++p` one too far) is in the buffer's guard page: still its.

@@ -109,11 +109,26 @@ Region* static_region(CheckState& c, const void* base, std::size_t bytes) {
   return c.last_static = c.statics.back().get();
 }
 
+namespace {
+// A static array the running block has declared (or one never declared: an object the rewriter does not declare).
+// Another kernel's arrays stay listed, but are not this block's shared memory: a pointer run past the end of one of
+// this block's arrays is not into them.
+bool of_this_block(const CheckState& c, const Region& r) {
+  return r.filled_epoch == 0 || r.filled_epoch == c.hot.block_first_epoch;
+}
+}  // namespace
+
 Region* shared_region_of(Worker& w, std::uintptr_t p) {
   CheckState& c = *w.check;
   if (p >= c.arena.begin && p < c.arena.begin + std::max<std::size_t>(w.arena_capacity, 1)) return &c.arena;
   for (auto& r : c.statics)
-    if (p >= r->begin && p < r->end) return r.get();
+    if (p >= r->begin && p < r->end && of_this_block(c, *r)) return r.get();
+  return nullptr;
+}
+
+Region* static_region_ending_at(CheckState& c, std::uintptr_t p) {
+  for (auto& r : c.statics)
+    if (r->end == p && of_this_block(c, *r)) return r.get();
   return nullptr;
 }
 

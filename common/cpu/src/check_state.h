@@ -49,6 +49,8 @@ int ensure_site(CheckState& c, const check::Site* site);
 Region* static_region(CheckState& c, const void* base, std::size_t bytes);
 // The shared region a pointer points into (the arena also when it has 0 bytes).
 Region* shared_region_of(Worker& w, std::uintptr_t p);
+// The static __shared__ array that ends exactly at p (a pointer one past it), or null.
+Region* static_region_ending_at(CheckState& c, std::uintptr_t p);
 // The cudaMalloc'ed buffer p points into, through the worker's small cache.
 bool global_allocation_of(CheckState& c, const void* p, Allocation* out);
 

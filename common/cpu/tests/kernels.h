@@ -44,6 +44,8 @@ cudaError_t run_declarator_forms(int mode, const float* in, float* out);
 cudaError_t run_row_pointer(int column, float* out);
 // Rows of 2D shared arrays cast to float4* and float2*; in: 256 floats, out: 64 floats.
 cudaError_t run_row_casts(int padded, const float* in, float* out);
+// FETCH_FLOAT4 and __ldg; in: 64 floats, out: 16 floats.
+cudaError_t run_access_macros(int mode, const float* in, float* out);
 cudaError_t run_dereference_forms(int mode, const float* in, float* out);
 cudaError_t run_whole_stores(int mode, float* out);
 cudaError_t run_member_forms(int mode, float* out);

@@ -331,6 +331,25 @@ cudaError_t run_row_casts(int padded, const float* in, float* out) {
   return cudaDeviceSynchronize();
 }
 
+// Public SGEMM's access macro and a cache-hinted load, checked like the accesses they stand for (check mode once saw
+// neither: a macro's body is not in the file's tokens, __ldg took a pointer). 16 threads, 64 floats. mode 0: correct;
+// 1: the float4 read before the barrier (a race); 2: thread 15's float4 one past the tile (s[64..67]); 3: __ldg of
+// in[-1].
+#define FETCH_FLOAT4(p) (reinterpret_cast<float4*>(&(p))[0])
+__global__ void accessMacros(const float* in, float* out, int mode) {
+  __shared__ __align__(16) float s[64];
+  const int t = threadIdx.x;
+  FETCH_FLOAT4(s[4 * t]) = __ldg(reinterpret_cast<const float4*>(in) + t);  // @macro-store
+  if (mode != 1) __syncthreads();
+  const float4 v = FETCH_FLOAT4(s[mode == 2 ? 4 * t + 4 : 4 * ((t + 1) % 16)]);  // @macro-read
+  out[t] = v.x + v.y + v.z + v.w + __ldg(&in[mode == 3 ? t - 1 : t]);            // @ldg-read
+}
+
+cudaError_t run_access_macros(int mode, const float* in, float* out) {
+  accessMacros<<<1, 16>>>(in, out, mode);
+  return cudaDeviceSynchronize();
+}
+
 // Shared scalars of arithmetic types, in the forms kernels use them: thread 0 sets a block-wide value, the others read
 // it (a race without the barrier), a flag read before anyone set it (uninitialized), a counter bumped with an atomic
 // through its address, a compound assignment, a ternary and a volatile flag. `shadow` is declared again inside a

@@ -185,3 +185,48 @@ TEST(RewriterUses, ClassReferenceParametersAreChecked) {
   EXPECT_FALSE(contains(out, "address_of(n)")) << out;
   EXPECT_FALSE(contains(body(src), "address_of"));  // fast mode: as written
 }
+
+// Check mode's pass 0: a function-like macro of the file that subscripts or casts is expanded in device code as the
+// preprocessor would (public SGEMM's FETCH_FLOAT4, index macros naming the array), so that its accesses are
+// instrumented; the cache intrinsics become the plain load or store they make. Left as written: a macro with # or ##,
+// one defined twice or under #if, one whose arguments the call does not match, and host code.
+TEST(RewriterUses, AccessMacrosAndCacheIntrinsicsAreWrittenOut) {
+  const std::string src =
+      "#define FETCH_FLOAT4(p) (reinterpret_cast<float4*>(&(p))[0])\n"
+      "#define SA(i, j) \\\n"
+      "  As[(i) * 16 + (j)]\n"
+      "#define NAMED(x) s_##x[0]\n"
+      "#define TWICE(p) p[0]\n"
+      "#define TWICE(p) p[0]\n"
+      "#if 0\n"
+      "#define HIDDEN(p) p[1]\n"
+      "#endif\n"
+      "__global__ void k(const float* in, float* out, int n) {\n"
+      "  __shared__ float As[256];\n"
+      "  SA(threadIdx.x, 1) = __ldg(&in[n]) + __ldg(in + n) + __ldcs(in);\n"
+      "  float4 v = FETCH_FLOAT4(As[4 * threadIdx.x]);\n"
+      "  __stcs(&out[n], v.x + TWICE(As) + HIDDEN(As));\n"
+      "  __stcg(out + 1, SA(1));\n"
+      "}\n"
+      "void host(float* p) { float4 w = FETCH_FLOAT4(p[0]); }\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  EXPECT_TRUE(contains(out,
+                       "::course_cpu::check::for_store(COURSE_CHECKED(As, __LINE__))[(threadIdx.x) * 16 + (1)] = "
+                       "::course_cpu::check::value(COURSE_CHECKED(in, __LINE__)[n]) + ::course_cpu::check::value("
+                       "::course_cpu::check::root(in, "))
+      << out;
+  EXPECT_TRUE(contains(out, "())[0 + static_cast<long long>(n)]) + ::course_cpu::check::value(")) << out;  // *(in + n)
+  EXPECT_TRUE(contains(out, "())[0]);\n")) << out;                                                         // *in
+  EXPECT_TRUE(contains(out,
+                       "float4 v = (::course_cpu::check::for_load(::course_cpu::check::root(reinterpret_cast<float4*>"
+                       "(&(COURSE_CHECKED(As, __LINE__)[4 * threadIdx.x]))"))
+      << out;
+  EXPECT_TRUE(contains(out,
+                       "static_cast<void>(::course_cpu::check::for_store(COURSE_CHECKED(out, __LINE__))[n] = (v.x "
+                       "+ TWICE(As) + HIDDEN(As)));"))
+      << out;
+  EXPECT_TRUE(contains(out, "[0 + static_cast<long long>(1)] = (SA(1)));")) << out;  // SA takes two arguments
+  EXPECT_TRUE(contains(out, "void host(float* p) { float4 w = FETCH_FLOAT4(p[0]); }")) << out;
+  EXPECT_FALSE(contains(body(src), "course_cpu::check"));  // fast mode: as written
+}
