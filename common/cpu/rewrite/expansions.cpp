@@ -56,7 +56,8 @@ std::map<std::string, Rewriter::Expansion> Rewriter::expandable_macros() const {
     }
     bool accesses = false;
     for (const Token& b : tokenize(t.text.substr(body))) {
-      ok = ok && !(b.kind == Tok::punct && (b.text == "#" || b.text == "##")) &&
+      // (a body that starts with `#x` tokenizes as a directive)
+      ok = ok && b.kind != Tok::preproc && !(b.kind == Tok::punct && (b.text == "#" || b.text == "##")) &&
            !(b.kind == Tok::identifier && (b.text == macro || b.text == "__VA_ARGS__"));
       accesses = accesses || (b.kind == Tok::punct && b.text == "[") ||
                  (b.kind == Tok::identifier && (b.text == "reinterpret_cast" || load_intrinsic(b.text)));
@@ -75,7 +76,7 @@ std::vector<std::string> Rewriter::call_arguments(std::size_t open) const {
   if (close == npos) return args;
   std::string arg;
   for (std::size_t k = next(open); k <= close; ++k) {
-    if (k == close || (is_punct(k, ",") && !arg.empty())) {
+    if (k == close || is_punct(k, ",")) {
       while (!arg.empty() && arg.back() == ' ') arg.pop_back();
       args.push_back(arg.substr(arg.find_first_not_of(' ') == std::string::npos ? 0 : arg.find_first_not_of(' ')));
       arg.clear();

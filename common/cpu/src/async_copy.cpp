@@ -40,7 +40,7 @@ namespace {
   else
     w.launch_failure = true;
   w.sink.add(category, site->file, site->line, site->var, w.block.linear, t.linear,
-             [&] { return bad_async_copy_text(who, site->line, problem); });
+             [&] { return bad_async_copy_text(who, site->line, problem, site->var); });
   stop_block_here(w, t);
 }
 

@@ -181,8 +181,9 @@ std::string barrier_divergence_text(const Worker& w, const std::vector<std::pair
 
 // ---- asynchronous copies (launch_messages.cpp) ------------------------------------
 // A __pipeline_memcpy_async that a GPU would not run: a size other than 4, 8 or 16, zfill larger than the size, a
-// destination outside shared memory or a source outside every cudaMalloc'ed buffer (`problem` says which).
-std::string bad_async_copy_text(const Who& who, int line, const std::string& problem);
+// destination outside shared memory or a source outside every cudaMalloc'ed buffer (`problem` says which). site_var:
+// the copy's site name, which tells a part of cooperative_groups::memcpy_async or cuda::memcpy_async (named so).
+std::string bad_async_copy_text(const Who& who, int line, const std::string& problem, const char* site_var);
 // The `problem`s: "size 12 (not 4, 8 or 16)", "zfill 8 larger than the size 4", the destination, the source (of
 // `bytes` bytes).
 std::string bad_copy_size_text(std::size_t size);

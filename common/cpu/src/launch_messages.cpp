@@ -5,6 +5,7 @@
 // check_messages.h declares both.
 #include "check_messages.h"
 
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -184,12 +185,24 @@ std::string barrier_divergence_text(const Worker& w, const std::vector<std::pair
 
 // ---- asynchronous copies ----------------------------------------------------------
 
-std::string bad_async_copy_text(const Who& who, int line, const std::string& problem) {
-  return "thread " + who.thread() + " of block " + who.block() + " calls __pipeline_memcpy_async at line " +
-         std::to_string(line) + " with " + problem +
-         ". A GPU does not run such a copy (the kernel stops with an error); here the block was stopped. Copy 4, 8 "
-         "or 16 bytes from a cudaMalloc'ed buffer into __shared__ memory, both addresses a multiple of the size, "
-         "with zfill (the 4th argument) at most the size.";
+std::string bad_async_copy_text(const Who& who, int line, const std::string& problem, const char* site_var) {
+  // A copy of cooperative_groups::memcpy_async or cuda::memcpy_async (made of 4-, 8- or 16-byte copies, which the
+  // site's name tells), or __pipeline_memcpy_async itself.
+  const auto is = [&](const char* name) { return site_var != nullptr && std::strcmp(site_var, name) == 0; };
+  const char* api = is(kGroupCopySiteName)                                  ? "cooperative_groups::memcpy_async"
+                    : is(kPipelineCopySiteName) || is(kBarrierCopySiteName) ? "cuda::memcpy_async"
+                                                                            : nullptr;
+  std::string m = "thread " + who.thread() + " of block " + who.block() + " calls " +
+                  (api != nullptr ? api : "__pipeline_memcpy_async") + " at line " + std::to_string(line) + " with " +
+                  problem +
+                  ". A GPU does not run such a copy (the kernel stops with an error); here the block was stopped. ";
+  if (api != nullptr)
+    return m +
+           "Copy only bytes that lie inside a cudaMalloc'ed buffer (check the copy's size and its source offset "
+           "against the buffer's end) into __shared__ memory.";
+  return m +
+         "Copy 4, 8 or 16 bytes from a cudaMalloc'ed buffer into __shared__ memory, both addresses a multiple of "
+         "the size, with zfill (the 4th argument) at most the size.";
 }
 
 std::string bad_copy_size_text(std::size_t size) { return "size " + std::to_string(size) + " (not 4, 8 or 16)"; }

@@ -290,13 +290,23 @@ TEST(CheckMode, VectorReadsThroughConstPointers) {
   EXPECT_EQ(d[0].line, line) << d[0].message;
 }
 
-// A copy whose source runs past its cudaMalloc'ed buffer fails the launch like any out-of-bounds access.
+// A copy whose source runs past its cudaMalloc'ed buffer fails the launch like any out-of-bounds access, named by the
+// call that made it (a cooperative_groups::memcpy_async was once named __pipeline_memcpy_async, with that one's advice).
 TEST(CheckMode, AsynchronousCopyPastTheEnd) {
   DeviceBuffer<float> in(iota_floats(30)), out(32);
   course_cpu::take_diagnostics();
   EXPECT_EQ(run_wide_copy(in.ptr, out.ptr, 0, 16, 0), cudaErrorIllegalAddress);
-  const auto d = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  auto d = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].line, line_of("kernels_async.cu", "@async-wide"));
+  EXPECT_NE(d[0].message.find("calls __pipeline_memcpy_async at line"), std::string::npos) << d[0].message;
+  cudaGetLastError();
+
+  DeviceBuffer<float> five_tiles(iota_floats(64 * 5)), sums(64);
+  EXPECT_EQ(run_group_pipelined_sum(five_tiles.ptr, sums.ptr, 6, 0), cudaErrorIllegalAddress);
+  d = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].message.find("calls cooperative_groups::memcpy_async at line"), std::string::npos) << d[0].message;
+  EXPECT_EQ(d[0].message.find("zfill"), std::string::npos) << d[0].message;
   cudaGetLastError();
 }

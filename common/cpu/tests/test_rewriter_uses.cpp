@@ -196,6 +196,8 @@ TEST(RewriterUses, AccessMacrosAndCacheIntrinsicsAreWrittenOut) {
       "#define SA(i, j) \\\n"
       "  As[(i) * 16 + (j)]\n"
       "#define NAMED(x) s_##x[0]\n"
+      "#define FIRST(x) #x[0]\n"
+      "#define SHOW(a, i) printf(#a \"%f\", a[i])\n"
       "#define TWICE(p) p[0]\n"
       "#define TWICE(p) p[0]\n"
       "#if 0\n"
@@ -207,6 +209,7 @@ TEST(RewriterUses, AccessMacrosAndCacheIntrinsicsAreWrittenOut) {
       "  float4 v = FETCH_FLOAT4(As[4 * threadIdx.x]);\n"
       "  __stcs(&out[n], v.x + TWICE(As) + HIDDEN(As));\n"
       "  __stcg(out + 1, SA(1));\n"
+      "  SHOW(As, FIRST(q));\n"
       "}\n"
       "void host(float* p) { float4 w = FETCH_FLOAT4(p[0]); }\n";
   const std::string out = body(src, Mode::check);
@@ -227,6 +230,7 @@ TEST(RewriterUses, AccessMacrosAndCacheIntrinsicsAreWrittenOut) {
                        "+ TWICE(As) + HIDDEN(As)));"))
       << out;
   EXPECT_TRUE(contains(out, "[0 + static_cast<long long>(1)] = (SA(1)));")) << out;  // SA takes two arguments
+  EXPECT_TRUE(contains(out, "  SHOW(As, FIRST(q));\n")) << out;                      // # in their bodies
   EXPECT_TRUE(contains(out, "void host(float* p) { float4 w = FETCH_FLOAT4(p[0]); }")) << out;
   EXPECT_FALSE(contains(body(src), "course_cpu::check"));  // fast mode: as written
 }
