@@ -114,6 +114,14 @@ bool Rewriter::whole_reference_object(std::size_t k, const Function& fn) const {
   return !captured_name(k);
 }
 
+bool Rewriter::whole_shared_object(std::size_t k, const Function& fn) const {
+  // Only as the target or the whole right-hand side of `=` (other uses stay as written: bound, bounds-free).
+  if (!is_ident(k) || !fn.shared_objects.count(std::string(toks_[k].text)) || lambda_params_.count(k)) return false;
+  const std::size_t p = prev(k), n = next(k);
+  if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::") || is_punct(p, "&"))) return false;
+  return !captured_name(k) && (assigned(k, k) || loaded(k, k));
+}
+
 std::string Rewriter::reference_root(std::size_t k) const {
   const std::string name(toks_[k].text);
   return "::course_cpu::check::root(::course_cpu::check::address_of(" + name + "), " +

@@ -14,6 +14,8 @@
 // like any other (the hints change nothing on the CPU). The result keeps every line where it was.
 #include "passes.h"
 
+#include <cctype>
+
 namespace course_rewrite {
 
 namespace {
@@ -22,6 +24,21 @@ bool load_intrinsic(std::string_view name) {
   return name == "__ldg" || name == "__ldcg" || name == "__ldca" || name == "__ldcs" || name == "__ldlu" ||
          name == "__ldcv";
 }
+// Appends a piece of an expansion, with a blank where the two sides would otherwise make one token (`/` then `*pd`,
+// `-` then `-j`, a name then a name), as the preprocessor keeps them apart.
+void append(std::string& text, std::string_view piece) {
+  if (piece.empty()) return;
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  static const std::string_view glued[] = {
+      "++", "--", "->", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "==", "!=", "<=", ">=",
+      "<<", ">>", "&&", "||", "::", "//", "/*", "..", ".*", "##", "<:", "<%", "%:", ":>", "%>"};
+  bool glue = !text.empty() && word(text.back()) && word(piece.front());
+  for (const std::string_view pair : glued)
+    glue = glue || (!text.empty() && text.back() == pair[0] && piece.front() == pair[1]);
+  if (glue) text += ' ';
+  text += piece;
+}
+
 bool store_intrinsic(std::string_view name) {
   return name == "__stwb" || name == "__stcg" || name == "__stcs" || name == "__stwt";
 }
@@ -32,7 +49,8 @@ std::map<std::string, Rewriter::Expansion> Rewriter::expandable_macros() const {
   std::map<std::string, Expansion> found;
   std::map<std::string, int> defined;
   int depth = 0;
-  for (const Token& t : toks_) {
+  for (std::size_t i = 0; i < toks_.size(); ++i) {
+    const Token& t = toks_[i];
     if (t.kind != Tok::preproc) continue;
     std::size_t at = t.text.find_first_not_of(" \t", 1);
     const std::string_view rest = at == std::string_view::npos ? std::string_view() : t.text.substr(at);
@@ -49,13 +67,19 @@ std::map<std::string, Rewriter::Expansion> Rewriter::expandable_macros() const {
     const std::string macro(t.text.substr(name, (params == std::string_view::npos ? body : params) - name));
     if (++defined[macro] != 1 || params == std::string_view::npos || depth != 0) continue;
     Expansion e;
+    e.defined_at = i;
     bool ok = true;
     for (const Token& p : tokenize(t.text.substr(params + 1, body - params - 2))) {
       if (p.kind == Tok::identifier) e.params.emplace_back(p.text);
       ok = ok && (is_blank(p) || p.kind == Tok::identifier || (p.kind == Tok::punct && p.text == ","));
     }
     bool accesses = false;
+    const Token* last = nullptr;  // the previous token that is not blank
     for (const Token& b : tokenize(t.text.substr(body))) {
+      // `(float2*)(p)`: a C-style cast to a pointer (a row given to it must decay: pointer_cast_operand())
+      accesses = accesses || (last != nullptr && last->kind == Tok::punct && last->text == "*" &&
+                              b.kind == Tok::punct && b.text == ")");
+      if (!is_blank(b)) last = &b;
       // (a body that starts with `#x` tokenizes as a directive)
       ok = ok && b.kind != Tok::preproc && !(b.kind == Tok::punct && (b.text == "#" || b.text == "##")) &&
            !(b.kind == Tok::identifier && (b.text == macro || b.text == "__VA_ARGS__"));
@@ -127,6 +151,12 @@ std::string Rewriter::dereferenced(const std::string& pointer) const {
       if (punct(i, ")") && --depth == 0) break;
     }
     if (i + 1 == s.size()) return "*" + pointer;
+    // `reinterpret_cast<const float4*>(in + 1) + t`: the cast subscripted, `reinterpret_cast<...>(in + 1)[t]`, which
+    // the later passes check (a dereference of a cast plus an offset they do not)
+    if (i + 2 < s.size() && punct(i + 1, "+")) {
+      const auto plus = static_cast<std::size_t>(s[i + 1]->text.data() - pointer.data());
+      return pointer.substr(0, plus) + "[" + pointer.substr(plus + 1) + "]";
+    }
   }
   return "*(" + pointer + ")";
 }
@@ -145,22 +175,22 @@ std::string Rewriter::expand_for_check() {
       const std::vector<std::string> args = call_arguments(open);
       std::string text;
       if (load_intrinsic(name) && args.size() == 1) {
-        text = "::course_cpu::check::value(" + dereferenced(args[0]) + ")";
+        text = "::course_cpu::check::loaded(" + dereferenced(args[0]) + ")";
       } else if (store_intrinsic(name) && args.size() == 2) {
         text = "static_cast<void>(" + dereferenced(args[0]) + " = (" + args[1] + "))";
       } else if (const auto m = macros.find(std::string(name));
-                 m != macros.end() && args.size() == m->second.params.size()) {
+                 m != macros.end() && args.size() == m->second.params.size() && k > m->second.defined_at) {
         for (const Token& b : m->second.body) {
           std::size_t p = 0;
           while (p < args.size() && !(b.kind == Tok::identifier && b.text == m->second.params[p])) ++p;
           if (p < args.size()) {
-            text += args[p];
+            append(text, args[p]);
           } else if (b.kind == Tok::newline || b.kind == Tok::comment || (b.kind == Tok::punct && b.text == "\\")) {
             text += ' ';  // a line continuation's backslash and newline, a comment
           } else if (b.kind == Tok::space) {
             text += b.text.find('\\') != std::string_view::npos ? std::string(" ") : std::string(b.text);
           } else {
-            text += b.text;
+            append(text, b.text);
           }
         }
         while (!text.empty() && text.back() == ' ') text.pop_back();

@@ -107,6 +107,12 @@ void Rewriter::instrument() {
             {k, k + 1, wrap + marks.open + reference_root(k) + marks.close + "[0]" + (wrap.empty() ? "" : ")")});
         continue;
       }
+      if (whole_shared_object(k, fn)) {  // `best = KV{...};`, `KV b = best;`: a write or a read of the whole object
+        const ChainMarks marks = chain_marks(k, k, k, "");
+        edits_.push_back(
+            {k, k + 1, marks.open + "COURSE_CHECKED_OBJECT(" + std::string(t) + ", __LINE__)" + marks.close + "[0]"});
+        continue;
+      }
       if (arrow_at(k, fn, local)) {  // p->x: p[0].x, a member access (chain_marks)
         std::size_t last = npos;
         const bool member = proxy_at(k, fn, local, &last);

@@ -348,8 +348,8 @@ class Rewriter {
   std::string proxy_wrapper(std::size_t first, std::size_t last) const;
   // Tokens [first, last] are the operand of a cast to a reference (`reinterpret_cast<float4&>(s[i])`, `(float2&)s[i]`).
   bool reference_cast_operand(std::size_t first, std::size_t last) const;
-  // Tokens [first, last] are the whole operand of a cast to a pointer (`reinterpret_cast<float4*>(As[r])`,
-  // `(float2*)As[r]`): its value is taken.
+  // Tokens [first, last] are the whole operand of a cast, not to a reference (`reinterpret_cast<float4*>(As[r])`,
+  // `(float2*)As[r]`, `(F4P)As[r]`, `reinterpret_cast<uintptr_t>(As[r])`): its value is taken.
   bool pointer_cast_operand(std::size_t first, std::size_t last) const;
   // The innermost function or lambda around token k returns a reference (`float& f(...)`, `-> float&`,
   // `decltype(auto)`); a lambda without a trailing return type, or a function returning a value, does not.
@@ -384,7 +384,8 @@ class Rewriter {
  private:
   struct Expansion {
     std::vector<std::string> params;
-    std::vector<Token> body;  // with blanks
+    std::vector<Token> body;     // with blanks
+    std::size_t defined_at = 0;  // the #define's token: uses before it are not the macro's
   };
   std::map<std::string, Expansion> expandable_macros() const;
   // The arguments of the call whose '(' is at `open`, as text (empty if it cannot be split as the preprocessor does).
@@ -408,6 +409,9 @@ class Rewriter {
   // A whole use of a reference object at token k (`KV t = a;`, `a = b;`, `f(a)`, `&a`): not a member access, a call,
   // a subscript, a capture or a label. Replaced by `root(&a, SITE)[0]`, as `*p` is.
   bool whole_reference_object(std::size_t k, const Function& fn) const;
+  // A __shared__ scalar of a class type at token k stored or read whole (`best = KV{-1, 0};`, `KV b = best;`): checked
+  // as a write or a read of its words (its members are checked by object_chain()).
+  bool whole_shared_object(std::size_t k, const Function& fn) const;
   // The text that starts a checked chain at the reference object at token k: `root(address_of(a), SITE)`.
   std::string reference_root(std::size_t k) const;
   void find_function_templates();

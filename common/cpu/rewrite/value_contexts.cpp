@@ -235,17 +235,32 @@ bool Rewriter::pointer_cast_operand(std::size_t first, std::size_t last) const {
     q = next(q);
   }
   if (p == npos) return false;
-  // (float2*)As[r]: a C-style cast to a pointer
-  if (is_punct(p, ")") && c_cast_close(p) && is_punct(prev(p), "*")) return true;
-  // reinterpret_cast<float4*>(As[r]), static_cast<const float*>(rows[i])
+  // (float2*)As[r], (F4P)As[r], (uintptr_t)As[r]: a C-style cast (not `if (c) As[r] = ...`, a call's parentheses)
+  if (is_punct(p, ")") && c_cast_close(p)) {
+    const std::size_t open = match_back(p), before = open == npos ? npos : prev(open);
+    if (is_punct(prev(p), "&") || is_punct(prev(p), "&&")) return false;  // a reference cast (reference_cast_operand)
+    // `*(float4*)As[1]`: the dereference's own form (deref_at), left as it was (a row there does not compile yet)
+    if (is_punct(before, "*")) return false;
+    return before == npos || is_ident(before, "return") ||
+           !(is_ident(before) || is_punct(before, ")") || is_punct(before, "]") || is_punct(before, ">"));
+  }
+  // reinterpret_cast<float4*>(As[r]), static_cast<CF4P>(rows[i]), reinterpret_cast<float (*)[4]>(S[1])
   if (!is_punct(p, "(") || match(p) != q) return false;
   const std::size_t angle = prev(p);
-  if (!is_punct(angle, ">") || !is_punct(prev(angle), "*")) return false;
-  for (std::size_t t = prev(angle); t != npos; t = prev(t)) {
-    if (is_punct(t, "<"))
+  if (!is_punct(angle, ">") || is_punct(prev(angle), "&") || is_punct(prev(angle), "&&")) return false;
+  int depth = 0;
+  for (std::size_t t = angle; t != npos; t = prev(t)) {
+    if (is_close(t) && !is_punct(t, ">")) {
+      t = match_back(t);
+      if (t == npos) return false;
+      continue;
+    }
+    if (is_punct(t, ">")) ++depth;
+    if (is_punct(t, ">>")) depth += 2;
+    if (is_punct(t, "<") && --depth == 0)
       return is_ident(prev(t), "reinterpret_cast") || is_ident(prev(t), "static_cast") ||
              is_ident(prev(t), "const_cast");
-    if (is_punct(t, ";") || is_punct(t, "(") || is_punct(t, ")") || is_punct(t, "{") || is_punct(t, "}")) break;
+    if (is_punct(t, ";") || is_punct(t, "{") || is_punct(t, "}")) break;
   }
   return false;
 }
@@ -254,8 +269,8 @@ std::string Rewriter::proxy_wrapper(std::size_t first, std::size_t last) const {
   if (lvalue_operands_.count(first)) return "";  // an operand of either(...)
   // A reference cast binds the element itself (bounds-checked; what is done through it is not seen).
   if (reference_cast_operand(first, last)) return "::course_cpu::check::element_ref(";
-  // A cast to a pointer takes the operand's value: a row decays (`reinterpret_cast<float4*>(As[r])`, which a C++ cast
-  // cannot reach through the row's conversion), an element that is a pointer is read.
+  // A cast (not to a reference) takes the operand's value: a row decays (`reinterpret_cast<float4*>(As[r])`, which a
+  // C++ cast cannot reach through the row's conversion), an element is read.
   if (value_context(first, last) || pointer_cast_operand(first, last)) return kValueWrap;
   // `return s[i];` from a lambda or an `auto` function returns a copy, as CUDA does: never the proxy (which would
   // read the element later); a function that returns a reference keeps it.

@@ -58,6 +58,8 @@ cudaError_t run_bit_field_members(float* out);
 cudaError_t run_element_member_arrays(int mode, float* out);
 // Struct elements sorted and read through helpers' reference parameters; keys: 64 distinct ints, out: 64 floats.
 cudaError_t run_struct_reference_helpers(const int* keys, float* out, int bug);
+// A shared struct scalar stored whole, read by members; in: 1 float, out: 32 floats.
+cudaError_t run_whole_shared_object(const float* in, float* out, int bug);
 // 128 one-byte flags stored and read by neighbours (kernels_bytes.cu); out: 128 ints.
 cudaError_t run_byte_flags(int mode, int* out);
 // Elements as operands of a user type's operators and arguments of its functions, converted by its constructor.

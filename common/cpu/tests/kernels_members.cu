@@ -315,3 +315,23 @@ cudaError_t run_struct_reference_helpers(const int* keys, float* out, int bug) {
   structReferenceHelpers<<<1, 32>>>(keys, out, bug);
   return cudaDeviceSynchronize();
 }
+
+// A __shared__ struct scalar stored whole by one thread and read member by member by all after the barrier (an
+// argmax's best pair). 32 threads. bug 1: no barrier (the reads race with the whole store).
+namespace {
+struct BestPair {
+  float value;
+  int index;
+};
+}  // namespace
+__global__ void wholeSharedObject(const float* in, float* out, int bug) {
+  __shared__ BestPair best;
+  const int t = threadIdx.x;
+  if (t == 0) best = BestPair{in[0], 7};  // @whole-object-store
+  if (bug != 1) __syncthreads();
+  out[t] = best.value + static_cast<float>(best.index + t);
+}
+cudaError_t run_whole_shared_object(const float* in, float* out, int bug) {
+  wholeSharedObject<<<1, 32>>>(in, out, bug);
+  return cudaDeviceSynchronize();
+}

@@ -220,3 +220,19 @@ TEST(CheckMembers, StructElementsThroughReferenceParameters) {
   EXPECT_EQ(unset[0].line, line_of("kernels_members.cu", "@tag-read"));
   EXPECT_NE(unset[0].message.find("e.tag"), std::string::npos) << unset[0].message;
 }
+
+// A __shared__ struct scalar stored whole (`best = BestPair{...};`) is written: its members read after the barrier are
+// no uninitialized reads (they once were reported so: the whole store went unseen, red-team round 26), and without the
+// barrier the reads race with the store.
+TEST(CheckMembers, SharedStructScalarsStoredWhole) {
+  DeviceBuffer<float> in(std::vector<float>{2.5f}), out(32);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_whole_shared_object(in.ptr, out.ptr, 0), cudaSuccess);
+  const auto none = course_cpu::take_diagnostics();
+  EXPECT_TRUE(none.empty()) << none.front().message;
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(got[t], 2.5f + static_cast<float>(7 + t)) << t;
+  run_whole_shared_object(in.ptr, out.ptr, 1);
+  const auto racy = of_category(course_cpu::take_diagnostics(), "race");
+  EXPECT_TRUE(naming_line(racy, "@whole-object-store"));
+}

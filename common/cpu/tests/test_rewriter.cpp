@@ -451,8 +451,7 @@ TEST(Rewriter, CastsOfElementsToReferencesBindTheElement) {
       << out;
   EXPECT_TRUE(contains(out,
                        "float q = (float)::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[3]) + "
-                       "static_cast<float>(COURSE_CHECKED(s, "
-                       "__LINE__)[1]);"))
+                       "static_cast<float>(::course_cpu::check::value(COURSE_CHECKED(s, __LINE__)[1]));"))
       << out;
 }
 

@@ -202,6 +202,32 @@ __device__ void refForms(RefKV& a, const RefKV& b, RefP2& p, RefBox<float>& box,
   a = {both[1], 2.0f};
   out[0] = sizeof(a) + both[0];
 }
+// Rows of 2D shared arrays given to casts of every form (a typedef'd or aliased pointer, __restrict__, an integer, a
+// macro's C-style cast), cache loads whose type and value category are the intrinsic's, and macros whose arguments
+// would glue to their bodies' tokens (`/ *pd`, `- -j`) or that are defined after a function of the same name.
+#include <cstdint>
+typedef float4* RowF4;
+using RowCF4 = const float4*;
+#define AS_F2(p) ((float2*)(p))
+#define AT_DIV(s, n, d) s[n / d]
+#define REV(p, i) (p)[-i]
+__device__ int AT(const float* p, int i) { return static_cast<int>(p[i + 1]); }
+__global__ void castForms(const float* in, float* out, const int* pd) {
+  __shared__ __align__(16) float As[2][8];
+  As[threadIdx.x / 8][threadIdx.x % 8] = in[threadIdx.x];
+  __syncthreads();
+  const float4 a = ((RowF4)As[1])[0];
+  const float4 b = reinterpret_cast<RowCF4>(As[0])[1];
+  const float4 c = reinterpret_cast<float4* __restrict__>(As[1])[1];
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(As[1]);
+  const float2 e = AS_F2(As[0])[1];
+  decltype(__ldg(in)) v = __ldg(in);
+  v += 1.0f;
+  const float* mid = in + 8;
+  out[threadIdx.x] = a.x + b.y + c.z + e.x + v + static_cast<float>(at % 16) + AT_DIV(in, 4, *pd) + REV(mid, -2) +
+                     AT(in, 0);
+}
+#define AT(p, i) (p)[i]
 )cu";
 }  // namespace
 

@@ -216,11 +216,11 @@ TEST(RewriterUses, AccessMacrosAndCacheIntrinsicsAreWrittenOut) {
   EXPECT_EQ(lines(out), lines(src));
   EXPECT_TRUE(contains(out,
                        "::course_cpu::check::for_store(COURSE_CHECKED(As, __LINE__))[(threadIdx.x) * 16 + (1)] = "
-                       "::course_cpu::check::value(COURSE_CHECKED(in, __LINE__)[n]) + ::course_cpu::check::value("
+                       "::course_cpu::check::loaded(COURSE_CHECKED(in, __LINE__)[n]) + ::course_cpu::check::loaded("
                        "::course_cpu::check::root(in, "))
       << out;
-  EXPECT_TRUE(contains(out, "())[0 + static_cast<long long>(n)]) + ::course_cpu::check::value(")) << out;  // *(in + n)
-  EXPECT_TRUE(contains(out, "())[0]);\n")) << out;                                                         // *in
+  EXPECT_TRUE(contains(out, "())[0 + static_cast<long long>(n)]) + ::course_cpu::check::loaded(")) << out;  // *(in + n)
+  EXPECT_TRUE(contains(out, "())[0]);\n")) << out;                                                          // *in
   EXPECT_TRUE(contains(out,
                        "float4 v = (::course_cpu::check::for_load(::course_cpu::check::root(reinterpret_cast<float4*>"
                        "(&(COURSE_CHECKED(As, __LINE__)[4 * threadIdx.x]))"))

@@ -216,6 +216,14 @@ constexpr decltype(auto) value(X&& x) {
     return std::remove_cvref_t<X>(static_cast<X&&>(x));
 }
 
+// What a cache load (`__ldg(p)`, written out by course-rewrite as a load of `*p` or `p[i]`) returns: the element's
+// value, a prvalue as the intrinsic's, also where the element is no checked proxy.
+template <class X>
+auto loaded(X&& x) {
+  auto v = value(static_cast<X&&>(x));
+  return v;
+}
+
 // `printf` in the body of a function-like macro (`#define LOG(fmt, ...) printf(fmt, __VA_ARGS__)`) is rewritten to
 // this: an element proxy cannot pass through `...`, so each argument is given as its value.
 #pragma GCC diagnostic push
