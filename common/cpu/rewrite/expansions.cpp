@@ -2,14 +2,16 @@
 //
 //   FETCH_FLOAT4(Bs[t][0])   with  #define FETCH_FLOAT4(p) (reinterpret_cast<float4*>(&(p))[0])
 //                            ->    (reinterpret_cast<float4*>(&(Bs[t][0]))[0])
-//   __ldg(&in[i])            ->    ::course_cpu::check::value(in[i])
-//   __ldg(in + i)            ->    ::course_cpu::check::value(*(in + i))
+//   __ldg(&in[i])            ->    ::course_cpu::check::loaded(in[i])       (a prvalue, as the intrinsic's)
+//   __ldg(in + i)            ->    ::course_cpu::check::loaded(*(in + i))
+//   __ldg(cast<...>(p) + t)  ->    ::course_cpu::check::loaded(cast<...>(p)[t])
 //   __stcs(&out[i], v)       ->    static_cast<void>(out[i] = (v))
 //
 // A function-like macro of the file whose body subscripts or casts (public SGEMM code's FETCH_FLOAT4, `#define
-// sa(i, j) As[(i) * BM + (j)]`) is expanded in device function bodies as the preprocessor expands it: the later passes
-// then check the accesses it makes, which they never see in a macro's body. Only a macro defined once, outside any
-// #if, without # or ## or variable arguments, and not naming itself; nested uses expand in later rounds. The cache
+// sa(i, j) As[(i) * BM + (j)]`, `#define AS_F2(p) ((float2*)(p))`) is expanded in device function bodies as the
+// preprocessor expands it, at the uses after its #define, its arguments kept apart from the body's tokens: the later
+// passes then check the accesses it makes, which they never see in a macro's body. Only a macro defined once, outside
+// any #if, without # or ## or variable arguments, and not naming itself; nested uses expand in later rounds. The cache
 // load and store intrinsics (`__ldg`, `__ldcg`, `__stcs`, ...) become the plain load or store they perform, checked
 // like any other (the hints change nothing on the CPU). The result keeps every line where it was.
 #include "passes.h"
