@@ -76,12 +76,13 @@ std::set<std::string> Rewriter::reference_objects(const Function& fn) const {
 }
 
 void Rewriter::find_checked_class_refs() {
-  for (const Function& fn : functions_) {
+  for (Function& fn : functions_) {
+    fn.reference_objects = reference_objects(fn);
     const std::size_t fname = prev(fn.params_open);
     if (fn.kernel || !is_ident(fname)) continue;
     const std::string name(toks_[fname].text);
     if (definitions_[name] != 1) continue;  // overloads: which one a call takes is the compiler's to say
-    const std::set<std::string> checked = reference_objects(fn);
+    const std::set<std::string>& checked = fn.reference_objects;
     std::vector<bool> flags;
     bool any = false;
     for (const auto& [first, last] : parameters(fn.params_open)) {

@@ -27,7 +27,6 @@ void Rewriter::instrument() {
     if (const auto objects = shared_objects_.find(fn.body_open); objects != shared_objects_.end())
       fn.shared_objects = not_declared_again(objects->second, fn);
     fn.auto_locals = auto_locals(fn, local);
-    fn.reference_objects = reference_objects(fn);
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
       if (is_punct(k, "&") && !in_declaration(k)) {
         reference_declaration(k, fn, local);

@@ -399,7 +399,8 @@ class Rewriter {
   void find_class_names();
   bool class_name(std::string_view name) const;
   std::set<std::string> class_names_;
-  // Per __device__ function of the file with one definition: which of its parameters are reference_objects().
+  // Sets every function's reference_objects, and per __device__ function of the file with one definition, which of
+  // its parameters they are.
   std::map<std::string, std::vector<bool>> checked_class_refs_;
   void find_checked_class_refs();
   // fn's reference parameters `[const] [struct] NAME[<...>] & name` of a class NAME (fn.reference_objects).
