@@ -27,7 +27,14 @@ void Rewriter::instrument() {
     if (const auto objects = shared_objects_.find(fn.body_open); objects != shared_objects_.end())
       fn.shared_objects = not_declared_again(objects->second, fn);
     fn.auto_locals = auto_locals(fn, local);
+    // Each edit made below records the token whose form made it (Edit::from).
+    std::size_t stamped = edits_.size(), from = npos;
+    const auto stamp = [&](std::size_t next_from) {
+      for (; stamped < edits_.size(); ++stamped) edits_[stamped].from = from;
+      from = next_from;
+    };
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
+      stamp(k);
       if (is_punct(k, "&") && !in_declaration(k)) {
         reference_declaration(k, fn, local);
         continue;
@@ -165,6 +172,7 @@ void Rewriter::instrument() {
       }
       if (!wrap.empty()) edits_.push_back({last + 1, last + 1, ")"});
     }
+    stamp(npos);
   }
 }
 

@@ -33,6 +33,10 @@ inline constexpr const char* kValueWrap = "::course_cpu::check::value(";
 struct Edit {
   std::size_t begin, end;  // token range [begin, end); begin == end inserts before begin
   std::string text;
+  // Check mode's instrument(): the token whose form made this edit (where that form starts). An insertion after it
+  // closes that form, so among insertions at one place the form that started later, the inner one, closes first
+  // (Rewriter::apply()). SIZE_MAX: edits made elsewhere, applied in the order they were made.
+  std::size_t from = static_cast<std::size_t>(-1);
 };
 
 // A __global__/__device__ function with a body.
@@ -351,6 +355,8 @@ class Rewriter {
   // Tokens [first, last] are the whole operand of a cast, not to a reference (`reinterpret_cast<float4*>(As[r])`,
   // `(float2*)As[r]`, `(F4P)As[r]`, `reinterpret_cast<uintptr_t>(As[r])`): its value is taken.
   bool pointer_cast_operand(std::size_t first, std::size_t last) const;
+  // `(float (*)[4])`, `(const T(*)[N][M])`: a C-style cast to a pointer to an array, ending at `close`.
+  bool array_pointer_cast_close(std::size_t close) const;
   // The innermost function or lambda around token k returns a reference (`float& f(...)`, `-> float&`,
   // `decltype(auto)`); a lambda without a trailing return type, or a function returning a value, does not.
   bool returns_reference(std::size_t k) const;

@@ -38,9 +38,16 @@ std::string Rewriter::text(std::size_t b, std::size_t e, bool compact) const {
 }
 
 std::string Rewriter::apply() {
-  std::stable_sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
+  // At one place: insertions before replacements; insertions that close a form (made for a form that started
+  // before this place) before those that open one, the inner form's first: `root((float4*)value(As[1]), SITE)[0]`,
+  // where value() was made after root() and closes at the same place.
+  const auto closes = [](const Edit& e) -> long long {
+    return e.begin == e.end && e.from < e.begin ? -static_cast<long long>(e.from) - 1 : 0;
+  };
+  std::stable_sort(edits_.begin(), edits_.end(), [&](const Edit& a, const Edit& b) {
     if (a.begin != b.begin) return a.begin < b.begin;
-    return (a.end - a.begin) < (b.end - b.begin);  // insertions before replacements
+    if (a.end - a.begin != b.end - b.begin) return (a.end - a.begin) < (b.end - b.begin);
+    return closes(a) < closes(b);
   });
   std::string out;
   std::size_t i = 0;

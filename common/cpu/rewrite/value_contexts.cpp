@@ -236,11 +236,9 @@ bool Rewriter::pointer_cast_operand(std::size_t first, std::size_t last) const {
   }
   if (p == npos) return false;
   // (float2*)As[r], (F4P)As[r], (uintptr_t)As[r]: a C-style cast (not `if (c) As[r] = ...`, a call's parentheses)
-  if (is_punct(p, ")") && c_cast_close(p)) {
+  if (is_punct(p, ")") && (c_cast_close(p) || array_pointer_cast_close(p))) {
     const std::size_t open = match_back(p), before = open == npos ? npos : prev(open);
     if (is_punct(prev(p), "&") || is_punct(prev(p), "&&")) return false;  // a reference cast (reference_cast_operand)
-    // `*(float4*)As[1]`: the dereference's own form (deref_at), left as it was (a row there does not compile yet)
-    if (is_punct(before, "*")) return false;
     return before == npos || is_ident(before, "return") ||
            !(is_ident(before) || is_punct(before, ")") || is_punct(before, "]") || is_punct(before, ">"));
   }
@@ -263,6 +261,20 @@ bool Rewriter::pointer_cast_operand(std::size_t first, std::size_t last) const {
     if (is_punct(t, ";") || is_punct(t, "{") || is_punct(t, "}")) break;
   }
   return false;
+}
+
+bool Rewriter::array_pointer_cast_close(std::size_t close) const {
+  const std::size_t open = match_back(close);
+  if (open == npos) return false;
+  std::size_t t = next(open);
+  bool named = false;
+  for (; t < close && (is_ident(t) || is_punct(t, "::")); t = next(t)) named = true;
+  // ( * ) then one or more [N]
+  if (!named || !is_punct(t, "(") || !is_punct(next(t), "*") || !is_punct(next(next(t)), ")")) return false;
+  t = next(next(next(t)));
+  if (!is_punct(t, "[")) return false;
+  while (t < close && is_punct(t, "[")) t = next(match(t));
+  return t == close;
 }
 
 std::string Rewriter::proxy_wrapper(std::size_t first, std::size_t last) const {

@@ -309,7 +309,8 @@ cudaError_t run_row_pointer(int column, float* out) {
 // Rows of 2D __shared__ arrays cast to vector pointers, as public SGEMM code reads its tiles
 // (`reinterpret_cast<const float4*>(As[r])[j]`, `((float2*)As[r])[j]`; check mode once failed to compile them, a row
 // being a view there). With rows of 33 floats (`padded`), odd rows start 4 bytes past a 16-byte boundary: the float4
-// load is misaligned. 64 threads.
+// load is misaligned (padded 1); so is `*(float4*)` of an odd padded row (padded 2). A row cast to a pointer to rows
+// of 4 floats is read as the GPU reads it. 64 threads.
 __global__ void rowCasts(const float* in, float* out, int padded) {
   __shared__ __align__(16) float As[8][32];
   __shared__ __align__(16) float Ps[8][33];
@@ -321,9 +322,11 @@ __global__ void rowCasts(const float* in, float* out, int padded) {
   __syncthreads();
   const int r = t / 8, j = t % 8;
   const float4 v =
-      padded ? reinterpret_cast<const float4*>(Ps[r])[j] : reinterpret_cast<const float4*>(As[r])[j];  // @row-cast
+      padded == 1 ? reinterpret_cast<const float4*>(Ps[r])[j] : reinterpret_cast<const float4*>(As[r])[j];  // @row-cast
   const float2 w = ((float2*)As[(r + 1) % 8])[j];
-  out[t] = v.x + v.y + v.z + v.w + w.y;
+  const float4 u = padded == 2 ? *(float4*)Ps[r | 1] : *(float4*)As[r];  // @row-deref
+  const float z = ((const float (*)[4])As[r])[j][1];
+  out[t] = v.x + v.y + v.z + v.w + w.y + u.x + z;
 }
 
 cudaError_t run_row_casts(int padded, const float* in, float* out) {

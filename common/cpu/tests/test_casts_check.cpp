@@ -9,8 +9,8 @@
 #include <numeric>
 
 // A row of a 2D __shared__ array cast to float4* or float2* (which did not compile in check mode: valid CUDA graded
-// build-error, red-team round 25) reads what a GPU reads with nothing reported; with rows of 33 floats the odd rows'
-// float4 loads are misaligned, and reported at the cast's line.
+// build-error, red-team round 25; `*(float4*)As[r]` and a cast to `float (*)[4]`, round 26) reads what a GPU reads
+// with nothing reported; with rows of 33 floats the odd rows' float4 loads are misaligned, and reported at the line.
 TEST(CheckCasts, RowsCastToVectorPointers) {
   std::vector<float> x(256);
   std::iota(x.begin(), x.end(), 0.0f);
@@ -23,14 +23,16 @@ TEST(CheckCasts, RowsCastToVectorPointers) {
   for (int t = 0; t < 64; ++t) {
     const int r = t / 8, j = t % 8;
     const float v = x[32 * r + 4 * j] + x[32 * r + 4 * j + 1] + x[32 * r + 4 * j + 2] + x[32 * r + 4 * j + 3];
-    EXPECT_EQ(got[t], v + x[32 * ((r + 1) % 8) + 2 * j + 1]) << t;
+    EXPECT_EQ(got[t], v + x[32 * ((r + 1) % 8) + 2 * j + 1] + x[32 * r] + x[32 * r + 4 * j + 1]) << t;
   }
 
-  EXPECT_EQ(run_row_casts(1, in.ptr, out.ptr), cudaErrorMisalignedAddress);
-  const auto d = of_category(course_cpu::take_diagnostics(), "misaligned-address");
-  ASSERT_FALSE(d.empty());
-  EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@row-cast"));
-  cudaGetLastError();
+  for (const auto& [padded, marker] : {std::pair{1, "@row-cast"}, std::pair{2, "@row-deref"}}) {
+    EXPECT_EQ(run_row_casts(padded, in.ptr, out.ptr), cudaErrorMisalignedAddress) << marker;
+    const auto d = of_category(course_cpu::take_diagnostics(), "misaligned-address");
+    ASSERT_FALSE(d.empty()) << marker;
+    EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", marker));
+    cudaGetLastError();
+  }
 }
 
 // The access macro of public SGEMM code (`#define FETCH_FLOAT4(p) (reinterpret_cast<float4*>(&(p))[0])`) and __ldg are
