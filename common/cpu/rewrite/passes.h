@@ -207,6 +207,14 @@ class Rewriter {
   // calls it): the '(' of each such declaration's parameter list, per name.
   std::map<std::string, std::vector<std::size_t>> declarations_;
 
+  // ---- pass 2c, both modes: shifts by a count that is not a literal, with a GPU's semantics (shifts.cpp) ----
+  void gpu_shifts();
+  // `<<`, `>>`, `<<=` or `>>=` at k is a shift (not a `>>` that may close template arguments).
+  bool shift_operator(std::size_t k) const;
+  // The last token of the count of the shift at op (before limit); npos where it is a single literal or cannot be
+  // delimited.
+  std::size_t shift_count_end(std::size_t op, std::size_t limit) const;
+
   // ---- pass 3: launches (launches.cpp) ---------------------------------------------
   void rewrite_launches();
   // The first token of the callee before the <<< at i: [::] name [<...>] { :: name [<...>] }, or a parenthesized

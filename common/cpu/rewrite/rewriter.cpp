@@ -11,6 +11,7 @@ std::string Rewriter::run() {
   find_functions();
   rewrite_shared();
   nvcc_rules();
+  gpu_shifts();
   rewrite_launches();
   device_directives();
   if (mode_ == Mode::check) {

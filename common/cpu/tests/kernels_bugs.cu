@@ -325,7 +325,7 @@ __global__ void rowCasts(const float* in, float* out, int padded) {
       padded == 1 ? reinterpret_cast<const float4*>(Ps[r])[j] : reinterpret_cast<const float4*>(As[r])[j];  // @row-cast
   const float2 w = ((float2*)As[(r + 1) % 8])[j];
   const float4 u = padded == 2 ? *(float4*)Ps[r | 1] : *(float4*)As[r];  // @row-deref
-  const float z = ((const float (*)[4])As[r])[j][1];
+  const float z = ((const float(*)[4])As[r])[j][1];
   out[t] = v.x + v.y + v.z + v.w + w.y + u.x + z;
 }
 

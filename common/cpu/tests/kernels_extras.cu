@@ -53,6 +53,39 @@ cudaError_t run_trap(int* out) {
   return cudaDeviceSynchronize();
 }
 
+// counts = {32, 40, -1, 5, 64}; one block of 1024 threads, as the CUDA sample's warp mask of shfl_scan computes it. On
+// x86 a count is taken modulo the width (1u << 32 is 1); a GPU clamps it (0). Every thread adds to the vector sums.
+__global__ void gpu_shifts(const int* counts, unsigned* out, float2* sum2, float4* sum4) {
+  __shared__ int cs[5];
+  const int t = threadIdx.x;
+  if (t < 5) cs[t] = counts[t];
+  __syncthreads();
+  atomicAdd(sum2, make_float2(1.0f, 2.0f));
+  atomicAdd(sum4, make_float4(1.0f, 2.0f, 3.0f, 4.0f));
+  if (t != 0) return;
+  const int n = counts[0];
+  unsigned k = 0;
+  out[k++] = (1u << n) - 1u;                                  // 0xffffffff
+  out[k++] = (1 << (blockDim.x / warpSize)) - 1;              // 0xffffffff
+  out[k++] = 0xffffffffu >> n;                                // 0
+  out[k++] = static_cast<unsigned>(-8 >> counts[1]);          // 0xffffffff: the sign, as shr.s32
+  out[k++] = 16u >> counts[1];                                // 0
+  out[k++] = 1u << counts[2];                                 // 0: -1 is a count of 4294967295
+  out[k++] = 3u << counts[3] + 1;                             // 192: + binds first
+  out[k++] = static_cast<unsigned>(1ull << counts[4] >> 32);  // 0: 64-bit, clamped at 64
+  out[k++] = static_cast<unsigned>((1ull << n) >> 16);        // 65536: 64-bit, in range
+  unsigned m = 0xf0u;
+  m <<= cs[0];   // a count read from shared memory (an element in check mode)
+  out[k++] = m;  // 0
+  unsigned short h = 0xff;
+  out[k++] = h << cs[3];        // promoted to int: 0x1fe0
+  out[k++] = 5u << cs[3] << 2;  // 640
+}
+cudaError_t run_gpu_shifts(const int* counts, unsigned* out, float2* sum2, float4* sum4) {
+  gpu_shifts<<<1, 1024>>>(counts, out, sum2, sum4);
+  return cudaDeviceSynchronize();
+}
+
 __global__ void device_math(float x, double* out) {
   int k = 0;
   unsigned u = static_cast<unsigned>(__float2int_rd(x * 1000.0f));

@@ -78,6 +78,30 @@ TEST(Extras, TrapFailsTheLaunch) {
   cudaGetLastError();
 }
 
+// A shift by the operand's width or more is clamped as a GPU's shl and shr clamp it (x86 takes the count modulo the
+// width, so the CUDA sample's warp mask for 1024 threads was 0 here and all ones on a GPU: red-team round 27); the
+// vector atomicAdd of sm_90 builds and adds each component.
+TEST(Extras, ShiftsClampTheirCountAndVectorAtomicsAdd) {
+  DeviceBuffer<int> counts(std::vector<int>{32, 40, -1, 5, 64});
+  DeviceBuffer<unsigned> out(12);
+  DeviceBuffer<float2> sum2(1);
+  DeviceBuffer<float4> sum4(1);
+  ASSERT_EQ(cudaMemset(sum2.ptr, 0, sizeof(float2)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(sum4.ptr, 0, sizeof(float4)), cudaSuccess);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_gpu_shifts(counts.ptr, out.ptr, sum2.ptr, sum4.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  const std::vector<unsigned> want = {0xffffffffu, 0xffffffffu, 0u,     0xffffffffu, 0u,      0u,
+                                      192u,        0u,          65536u, 0u,          0x1fe0u, 640u};
+  EXPECT_EQ(out.get(), want);
+  const float2 s2 = sum2.get()[0];
+  const float4 s4 = sum4.get()[0];
+  EXPECT_EQ(s2.x, 1024.0f);
+  EXPECT_EQ(s2.y, 2048.0f);
+  EXPECT_EQ(s4.x + s4.y + s4.z, 6144.0f);
+  EXPECT_EQ(s4.w, 4096.0f);
+}
+
 TEST(Extras, DeviceMathInAKernel) {
   DeviceBuffer<double> dout(32);
   const float x = 1.375f;

@@ -10,15 +10,6 @@
 #include <cmath>
 #include <cstdio>
 
-namespace {
-
-void expect_no_diagnostics() {
-  const auto d = course_cpu::take_diagnostics();
-  EXPECT_TRUE(d.empty()) << d.front().category << ": " << d.front().message;
-}
-
-}  // namespace
-
 TEST(Forms, AConditionalOfElementsIsAnLvalue) {
   course_cpu::take_diagnostics();
   DeviceBuffer<float> g(iota_floats(32)), out(32);

@@ -11,11 +11,6 @@
 
 namespace {
 
-void expect_no_diagnostics() {
-  const auto d = course_cpu::take_diagnostics();
-  EXPECT_TRUE(d.empty()) << d.front().category << ": " << d.front().message;
-}
-
 std::vector<float> fractions(std::size_t n) {
   std::vector<float> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = 0.326f + 0.125f * static_cast<float>((i * 7) % 11);

@@ -884,3 +884,30 @@ TEST(Rewriter, FunctionsQualifiedThroughMacrosAreDeviceFunctions) {
   EXPECT_TRUE(contains(out, "return std::min(::course_cpu::check::value(")) << out;  // __host__ __device__: a warning
   EXPECT_TRUE(contains(out, "float h(float* r) { return r[2]; }")) << out;           // host code
 }
+
+// A shift's count that is not a literal is wrapped (both modes, device code only), so that a count of the width or
+// more is clamped as on a GPU (course_cpu/shifts.h); `>>` closing template arguments, literal counts, counts that call
+// a template, and host code are left alone.
+TEST(Rewriter, ShiftCountsAreWrappedForAGpusSemantics) {
+  const std::string src =
+      "template <class T> struct Box { T v; };\n"
+      "__device__ unsigned f(unsigned a, int n, int* s) {\n"
+      "  Box<Box<int>> b{};\n"
+      "  a <<= n; a = a >> s[n] + 1;\n"
+      "  return (1u << (n / 32)) - 1u + (a >> 2) + (a << max<int>(n, 1)) + b.v.v;\n"
+      "}\n"
+      "unsigned h(unsigned a, int n) { return a << n; }\n";
+  for (const Mode mode : {Mode::fast, Mode::check}) {
+    const std::string out = body(src, mode);
+    EXPECT_EQ(lines(out), lines(src));
+    EXPECT_TRUE(contains(out, "Box<Box<int>> b{};")) << out;
+    EXPECT_TRUE(contains(out, "a <<= ::course_cpu::shift_count(n);")) << out;
+    EXPECT_TRUE(contains(out, "(1u << ::course_cpu::shift_count((n / 32))) - 1u")) << out;
+    EXPECT_TRUE(contains(out, "(a >> 2)")) << out;
+    EXPECT_TRUE(contains(out, "(a << max<int>(n, 1))")) << out;
+    EXPECT_TRUE(contains(out, "{ return a << n; }")) << out;
+    EXPECT_TRUE(contains(out, mode == Mode::fast ? "a = a >> ::course_cpu::shift_count(s[n] + 1);"
+                                                 : "a = a >> ::course_cpu::shift_count("))
+        << out;
+  }
+}

@@ -4,6 +4,7 @@
 #include <course_cpu/diagnostics.h>
 
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
@@ -16,6 +17,12 @@ inline int line_of(const std::string& file, const std::string& marker) {
   for (int line = 1; std::getline(in, text); ++line)
     if (text.find(marker) != std::string::npos) return line;
   return -1;
+}
+
+// Nothing was reported since the last take_diagnostics().
+inline void expect_no_diagnostics() {
+  const auto d = course_cpu::take_diagnostics();
+  EXPECT_TRUE(d.empty()) << d.front().category << ": " << d.front().message;
 }
 
 // A device buffer filled from / read back to host vectors.

@@ -215,6 +215,23 @@ inline double atomicAdd(double* a, double v, COURSE_CPU_ATOMIC_AT) {
   return ::course_cpu::detail::atomic_update(a, [v](double o) { return o + v; });
 }
 
+// sm_90's vector forms: each component is added atomically on its own, as on a GPU (the vector is not one atomic
+// update). A GPU takes them for global memory only.
+inline float2 atomicAdd(float2* a, float2 v, COURSE_CPU_ATOMIC_AT) {
+  COURSE_CPU_ATOMIC_CHECKED("atomicAdd");
+  const auto add = [](float* p, float x) {
+    return ::course_cpu::detail::atomic_update(p, [x](float o) { return o + x; });
+  };
+  return float2{add(&a->x, v.x), add(&a->y, v.y)};
+}
+inline float4 atomicAdd(float4* a, float4 v, COURSE_CPU_ATOMIC_AT) {
+  COURSE_CPU_ATOMIC_CHECKED("atomicAdd");
+  const auto add = [](float* p, float x) {
+    return ::course_cpu::detail::atomic_update(p, [x](float o) { return o + x; });
+  };
+  return float4{add(&a->x, v.x), add(&a->y, v.y), add(&a->z, v.z), add(&a->w, v.w)};
+}
+
 inline unsigned int atomicInc(unsigned int* a, unsigned int limit, COURSE_CPU_ATOMIC_AT) {
   COURSE_CPU_ATOMIC_CHECKED("atomicInc");
   return course_cpu::detail::atomic_update(a, [limit](unsigned int o) { return o >= limit ? 0u : o + 1u; });

@@ -7,6 +7,7 @@
 #include <course_cpu/device_functions.h>
 #include <course_cpu/launch.h>
 #include <course_cpu/nvcc_rules.h>
+#include <course_cpu/shifts.h>
 
 #include <cuda_runtime.h>
 #include <math.h>
