@@ -12,6 +12,7 @@
 namespace course_rewrite {
 
 void Rewriter::instrument() {
+  find_device_arrays();
   find_class_names();
   find_checked_class_refs();
   for (Function& fn : functions_) generic_lambdas(fn);
@@ -27,6 +28,7 @@ void Rewriter::instrument() {
     if (const auto objects = shared_objects_.find(fn.body_open); objects != shared_objects_.end())
       fn.shared_objects = not_declared_again(objects->second, fn);
     fn.auto_locals = auto_locals(fn, local);
+    const std::set<std::string> device_arrays = device_arrays_of(fn);
     // Each edit made below records the token whose form made it (Edit::from).
     std::size_t stamped = edits_.size(), from = npos;
     const auto stamp = [&](std::size_t next_from) {
@@ -82,6 +84,7 @@ void Rewriter::instrument() {
         continue;
       }
       if (in_declaration(k)) continue;
+      if (device_array_subscript(k, device_arrays)) continue;
       if (t == "auto") {
         decay_auto_initializers(k, fn, local);
         continue;

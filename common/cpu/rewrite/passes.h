@@ -244,6 +244,14 @@ class Rewriter {
   // `reinterpret_cast<T*>(...)` (or static_cast, const_cast) at token k: a cast to a pointer; `close` is its ')'.
   bool pointer_cast(std::size_t k, std::size_t* close) const;
 
+  // ---- pass 4 (check mode): the file's __device__ and __constant__ arrays (device_arrays.cpp) ----------------------
+  void find_device_arrays();
+  std::set<std::string> device_arrays_;
+  // Those fn neither declares again nor takes as a parameter.
+  std::set<std::string> device_arrays_of(const Function& fn) const;
+  // `name[` at k subscripts one of `arrays`: its chain's root is written out checked; true if so.
+  bool device_array_subscript(std::size_t k, const std::set<std::string>& arrays);
+
   // ---- pass 4 (check mode): function-like macros (macros.cpp) -----------------------------------------
   // A parameter that is a whole operand of `?:` or the initializer of `auto x =` in a #define's body becomes
   // `::course_cpu::check::value((a))`, so that MAX(s[i], 0) is a float and SWAP's `auto t = (a)` a copy.

@@ -46,6 +46,22 @@ bool resolve_warps(Worker& w) {
           break;
         }
       if (leader < 0) break;
+      // A lane must be in the mask it passes (PTX: undefined otherwise): `__shfl_sync(0, ...)`, or all 32 lanes
+      // calling with 0x0000ffff. Reported at its own call, before lanes of other masks complete and leave.
+      for (unsigned l = 0; l < count; ++l) {
+        const ThreadSlot& t = b.threads[first + l];
+        if (t.state == ThreadState::at_warp && t.op != WarpOp::activemask && !(t.mask & (1u << l))) {
+          std::vector<unsigned> callers;
+          for (unsigned q = l; q < count; ++q) {
+            const ThreadSlot& c = b.threads[first + q];
+            if (c.state == ThreadState::at_warp && c.op == t.op && c.line == t.line && c.mask == t.mask &&
+                !(c.mask & (1u << q)))
+              callers.push_back(first + q);
+          }
+          fail_block(w, "barrier-divergence", t.line, lane_outside_mask_text(w, warp, t, callers));
+          return false;
+        }
+      }
       const ThreadSlot& lead = b.threads[first + leader];
       // Lanes outside the block (a partial last warp) count as absent.
       const unsigned mask = (lead.mask | (1u << leader)) & existing;

@@ -173,6 +173,9 @@ std::string stacks_exhausted_text(std::size_t held, std::size_t bytes);
 std::string warp_divergence_text(const Worker& w, unsigned warp, const ThreadSlot& lead,
                                  const std::vector<unsigned>& present, const std::vector<unsigned>& exited,
                                  const std::vector<unsigned>& elsewhere);
+// `callers` (lanes of block w's warp `warp`) call t's warp operation with a mask that leaves out their own lane.
+std::string lane_outside_mask_text(const Worker& w, unsigned warp, const ThreadSlot& t,
+                                   const std::vector<unsigned>& callers);
 // Threads of block w wait at different __syncthreads() (`waiting`: line -> threads; `groups`: (first thread, line),
 // in thread order), or some `exited` while others wait.
 std::string barrier_divergence_text(const Worker& w, const std::vector<std::pair<unsigned, int>>& groups,

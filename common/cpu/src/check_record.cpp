@@ -207,6 +207,9 @@ bool record(const AccessInfo& info, Access kind) {
   if (w == nullptr || t == nullptr || !w->checked) return true;  // host code
   CheckState& c = *w->check;
   const Who who{*w, *t};
+  if (info.device_array)  // only ever past its extent (check_device_arrays.h)
+    return out_of_bounds(
+        who, info, kind, [&] { return array_index_text(info); }, kArrayIndexFixText);
   const auto addr = reinterpret_cast<std::uintptr_t>(info.addr);
 
   Region* region = nullptr;

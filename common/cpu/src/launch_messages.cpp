@@ -6,6 +6,7 @@
 #include "check_messages.h"
 
 #include <cstring>
+#include <iomanip>
 #include <map>
 #include <sstream>
 #include <utility>
@@ -151,6 +152,19 @@ std::string warp_divergence_text(const Worker& w, unsigned warp, const ThreadSlo
   }
   m << ". Keep every lane named in the mask on the same path (no early return before it), or "
        "pass a mask of only the lanes that take part.";
+  return m.str();
+}
+
+std::string lane_outside_mask_text(const Worker& w, unsigned warp, const ThreadSlot& t,
+                                   const std::vector<unsigned>& callers) {
+  std::ostringstream m;
+  m << "block " << block_text(w) << ", warp " << warp << ": " << threads_text(w, callers) << " call " << op_text(t)
+    << " on line " << t.line << " with the mask 0x" << std::hex << std::setw(8) << std::setfill('0') << t.mask
+    << std::dec << ", which leaves out " << (callers.size() == 1 ? "its own lane" : "their own lanes")
+    << " (undefined on a GPU: every calling lane must be in the mask it passes). Pass a mask that names every lane "
+       "that calls: 0xffffffff where the whole warp does, or in a branch the lanes that take it "
+       "(__ballot_sync(0xffffffff, "
+       "condition) before the branch).";
   return m.str();
 }
 

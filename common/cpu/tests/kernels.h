@@ -23,7 +23,7 @@ cudaError_t run_oob_global(const float* a, const float* b, float* c, int n);
 cudaError_t run_oob_shared(float* out);
 cudaError_t run_uninitialized(float* out);
 cudaError_t run_host_pointer(float* host);
-cudaError_t run_shuffle_after_return(float* out, int n);
+cudaError_t run_shuffle_after_return(float* out, int n, unsigned mask = 0xffffffffu);
 cudaError_t run_warp_tail(const float* in, float* out);
 cudaError_t run_racy_deduced(int* out);
 cudaError_t run_half_warp_sync(float* out);
@@ -43,6 +43,8 @@ cudaError_t run_declarator_forms(int mode, const float* in, float* out);
 // A 4 x 5 tile through a pointer to rows, every thread reading column `column` of its row.
 cudaError_t run_row_pointer(int column, float* out);
 // Rows of 2D shared arrays cast to float4* and float2*; in: 256 floats, out: 64 floats.
+// __constant__ weights and a __device__ table (kernels_bugs.cu): mode 1 reads past the weights, 2 writes past a row.
+cudaError_t run_device_arrays(int mode, float* out);
 cudaError_t run_row_casts(int padded, const float* in, float* out);
 // FETCH_FLOAT4 and __ldg; in: 64 floats, out: 16 floats.
 cudaError_t run_access_macros(int mode, const float* in, float* out);

@@ -125,17 +125,17 @@ cudaError_t run_host_pointer(float* host) {
   return cudaDeviceSynchronize();
 }
 
-// A full-mask shuffle after some lanes returned.
-__global__ void shuffleAfterReturn(float* out, int n) {
+// A full-mask shuffle after some lanes returned; or (n = 32) a mask that leaves out calling lanes.
+__global__ void shuffleAfterReturn(float* out, int n, unsigned mask) {
   const int i = threadIdx.x;
   if (i >= n) return;
   float v = i;
-  v += __shfl_down_sync(0xffffffff, v, 1);  // @shfl-exited
+  v += __shfl_down_sync(mask, v, 1);  // @shfl-exited
   out[i] = v;
 }
 
-cudaError_t run_shuffle_after_return(float* out, int n) {
-  shuffleAfterReturn<<<1, 32>>>(out, n);
+cudaError_t run_shuffle_after_return(float* out, int n, unsigned mask) {
+  shuffleAfterReturn<<<1, 32>>>(out, n, mask);
   return cudaDeviceSynchronize();
 }
 
@@ -481,5 +481,26 @@ __global__ void wholeStores(float* out, int mode) {
 
 cudaError_t run_whole_stores(int mode, float* out) {
   wholeStores<<<1, 32>>>(out, mode);
+  return cudaDeviceSynchronize();
+}
+
+// The file's own __constant__ and __device__ arrays, bounds-checked in check mode (red-team round 27: a read one past
+// constant weights and a write past a __device__ table went unreported). 32 threads; mode 0: correct; 1: the weights'
+// loop runs one too far; 2: thread 31 writes past a row of the table.
+__constant__ float cWeights[5];
+__device__ int gTable[4][8];
+__global__ void deviceArrays(float* out, int mode) {
+  const int t = threadIdx.x;
+  float s = 0.0f;
+  for (int j = 0; j < (mode == 1 ? 6 : 5); ++j) s += cWeights[j];  // @constant-past
+  gTable[t / 8][mode == 2 && t == 31 ? 8 : t % 8] = t;             // @device-past
+  __syncthreads();
+  out[t] = s + static_cast<float>(gTable[(t + 1) % 32 / 8][(t + 1) % 8]);
+}
+
+cudaError_t run_device_arrays(int mode, float* out) {
+  const float w[5] = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f};
+  if (const cudaError_t e = cudaMemcpyToSymbol(cWeights, w, sizeof w); e != cudaSuccess) return e;
+  deviceArrays<<<1, 32>>>(out, mode);
   return cudaDeviceSynchronize();
 }

@@ -70,3 +70,31 @@ TEST(CheckCasts, AccessMacrosAndCacheLoads) {
         << b.marker << ": " << (found.empty() ? std::string("nothing") : found[0].message);
   }
 }
+
+// Subscripts of the file's __constant__ and __device__ arrays are checked against their extents: the correct kernel
+// reports nothing; a read past the weights and a write past a row of the table are out-of-bounds at their lines, with
+// the array, the index and the dimension named.
+TEST(CheckArrays, ConstantAndDeviceArraysAreBoundsChecked) {
+  DeviceBuffer<float> out(32);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_device_arrays(0, out.ptr), cudaSuccess);
+  const auto none = course_cpu::take_diagnostics();
+  EXPECT_TRUE(none.empty()) << none.front().message;
+  const std::vector<float> got = out.get();
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(got[t], 15.0f + static_cast<float>((t + 1) % 32)) << t;
+
+  const struct {
+    int mode;
+    const char* marker;
+    const char* says;
+  } bugs[] = {{1, "@constant-past", "reads cWeights[5], but cWeights is declared cWeights[5]"},
+              {2, "@device-past", "writes gTable[3][8], but gTable is declared gTable[4][8]: index 8 in the 2nd"}};
+  for (const auto& bug : bugs) {
+    EXPECT_EQ(run_device_arrays(bug.mode, out.ptr), cudaErrorIllegalAddress) << bug.marker;
+    const auto d = of_category(course_cpu::take_diagnostics(), "out-of-bounds");
+    ASSERT_FALSE(d.empty()) << bug.marker;
+    EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", bug.marker));
+    EXPECT_NE(d[0].message.find(bug.says), std::string::npos) << d[0].message;
+    cudaGetLastError();
+  }
+}

@@ -184,6 +184,23 @@ TEST(Runtime, ShuffleWithExitedLanesIsReported) {
   cudaGetLastError();
 }
 
+// A lane must be in the mask it passes (PTX leaves it undefined otherwise): all 32 lanes calling with 0x0000ffff, or
+// with 0, are reported at the call, naming the lanes left out (the first once said that lanes 0..15 had exited).
+TEST(Runtime, ALaneOutsideItsOwnMaskIsReported) {
+  for (const auto& [mask, lanes] :
+       {std::pair{0x0000ffffu, "threads 16..31 call"}, std::pair{0u, "threads 0..31 call"}}) {
+    course_cpu::take_diagnostics();
+    DeviceBuffer<float> out(32);
+    EXPECT_EQ(run_shuffle_after_return(out.ptr, 32, mask), cudaErrorLaunchFailure);
+    const auto d = of_category(course_cpu::take_diagnostics(), "barrier-divergence");
+    ASSERT_EQ(d.size(), 1u) << mask;
+    EXPECT_EQ(d[0].line, line_of("kernels_bugs.cu", "@shfl-exited"));
+    EXPECT_NE(d[0].message.find(lanes), std::string::npos) << d[0].message;
+    EXPECT_NE(d[0].message.find("leaves out their own lanes"), std::string::npos) << d[0].message;
+    cudaGetLastError();
+  }
+}
+
 TEST(Runtime, WarpSyncOrderedTailIsCorrect) {
   std::vector<float> in(64, 1.0f);
   DeviceBuffer<float> din(in), out(1);

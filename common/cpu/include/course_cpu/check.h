@@ -25,6 +25,7 @@
 #pragma once
 
 #include <course_cpu/check_access.h>
+#include <course_cpu/check_device_arrays.h>
 #include <course_cpu/check_element.h>
 #include <course_cpu/check_fast_path.h>
 

@@ -71,6 +71,8 @@ struct AccessInfo {
   // A struct or vector element read as a whole (copied): its padding and members never stored to are copied too,
   // harmlessly, so it is an uninitialized read only where none of its words was written.
   bool whole = false;
+  // An element of a __device__ or __constant__ array of the file past its extent (check_device_arrays.h): reported.
+  bool device_array = false;
 };
 
 // The slow path: checks and records one access and reports what is wrong;
