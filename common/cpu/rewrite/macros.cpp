@@ -193,6 +193,15 @@ void Rewriter::device_directives() {
         k = match(open);
         continue;
       }
+      if (is_ident(k, "assert") && is_punct(next(k), "(") && match(next(k)) < fn.body_close &&
+          !is_punct(prev(k), ".") && !is_punct(prev(k), "->") && !is_punct(prev(k), "::")) {
+        // A device-side assert fails the launch with cudaErrorAssert, as on a GPU, where <cassert>'s would abort the
+        // process (red-team round 27); its text as written, before check mode instruments it.
+        const std::size_t open = next(k);
+        edits_.push_back({k, k + 1, "COURSE_CPU_DEVICE_ASSERT"});
+        edits_.push_back({next(open), next(open), "\"" + escape(text(next(open), match(open), false)) + "\", "});
+        continue;
+      }
       if (is_ident(k, "__CUDA_ARCH__")) {  // in the code: the macro's value
         edits_.push_back({k, k + 1, "900"});
         continue;

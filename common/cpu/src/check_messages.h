@@ -164,6 +164,11 @@ std::string kernel_exception_text(const char* kernel, const char* what, const st
 // __trap() in `thread` of `block`, which was stopped; and __trap() in host code (file:line).
 std::string trap_text(const char* kernel, const std::string& thread, const std::string& block);
 std::string trap_outside_kernel_text(const char* file, int line);
+// A failed device-side assert: the line a GPU prints, and the report.
+std::string device_assert_text(const char* text, const char* file, int line, const char* function, uint3 thread,
+                               uint3 block);
+std::string device_assert_report_text(const char* text, const char* kernel, const std::string& thread,
+                                      const std::string& block);
 // A worker could not map another CUDA thread's stack (it holds `held` of `bytes` each).
 std::string stacks_exhausted_text(std::size_t held, std::size_t bytes);
 

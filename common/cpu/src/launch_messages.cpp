@@ -121,6 +121,22 @@ std::string trap_text(const char* kernel, const std::string& thread, const std::
          ", which was stopped; the launch fails with cudaErrorLaunchFailure.";
 }
 
+std::string device_assert_text(const char* text, const char* file, int line, const char* function, uint3 thread,
+                               uint3 block) {
+  std::ostringstream m;  // as a GPU prints it
+  m << file << ":" << line << ": " << function << ": block: [" << block.x << "," << block.y << "," << block.z
+    << "], thread: [" << thread.x << "," << thread.y << "," << thread.z << "] Assertion `" << text << "` failed.";
+  return m.str();
+}
+
+std::string device_assert_report_text(const char* text, const char* kernel, const std::string& thread,
+                                      const std::string& block) {
+  return "kernel '" + std::string(kernel) + "': assert(" + text + ") failed in thread " + thread + " of block " +
+         block +
+         ", which was stopped; the launch fails with cudaErrorAssert, as on a GPU. The condition is what the kernel "
+         "expected to hold there: check the values it tests.";
+}
+
 std::string trap_outside_kernel_text(const char* file, int line) {
   return std::string("__trap() called outside a kernel (") + file + ":" + std::to_string(line) + ")";
 }

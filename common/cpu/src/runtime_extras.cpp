@@ -27,6 +27,24 @@ namespace course_cpu::detail {
   for (;;) t->sink = std::move(t->sink).resume();  // never resumed: the scheduler unwinds this fiber
 }
 
+[[noreturn]] void device_assert_fail(const char* text, const char* file, int line, const char* function) {
+  Worker* w = tl_worker;
+  ThreadSlot* t = tl_slot;
+  if (w == nullptr || t == nullptr) {  // host code (a __host__ __device__ function): as <cassert>'s assert
+    std::fprintf(stderr, "%s:%d: %s: Assertion `%s' failed.\n", file, line, function, text);
+    std::abort();
+  }
+  // What a GPU prints (device printf's stream), then the block stops as at __trap().
+  std::printf("%s\n", device_assert_text(text, file, line, function, t->idx, w->block.idx).c_str());
+  w->launch_failure = true;
+  w->assert_failed = true;
+  w->block.aborted = true;
+  w->sink.add("device-assert", file, line, "", w->block.linear, t->linear, [&] {
+    return device_assert_report_text(text, w->block.site->kernel, format_index(t->idx, w->block_dim), block_text(*w));
+  });
+  for (;;) t->sink = std::move(t->sink).resume();  // never resumed: the scheduler unwinds this fiber
+}
+
 void register_symbol(void* symbol, std::size_t size) {
   Allocation a;
   if (!find_allocation(symbol, &a)) register_host_memory(symbol, size, false);

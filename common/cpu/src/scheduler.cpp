@@ -180,7 +180,7 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
   const std::function<void(Worker&)> job = [&](Worker& w) {
     w.sink.clear();
     w.checked = checked;
-    w.illegal_address = w.misaligned_address = w.launch_failure = false;
+    w.illegal_address = w.misaligned_address = w.launch_failure = w.assert_failed = false;
     w.grid_dim = grid;
     w.block_dim = block;
     gridDim = grid;
@@ -210,12 +210,13 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
 
   const std::vector<Worker*> all = workers.workers();
   std::vector<const DiagnosticSink*> sinks;
-  bool illegal = false, misaligned = false, failure = false;
+  bool illegal = false, misaligned = false, failure = false, assertion = false;
   for (Worker* w : all) {
     sinks.push_back(&w->sink);
     illegal |= w->illegal_address;
     misaligned |= w->misaligned_address;
     failure |= w->launch_failure;
+    assertion |= w->assert_failed;
   }
   if (checked) check_end_launch(all);
   publish_diagnostics(sinks);
@@ -223,6 +224,8 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
     set_kernel_error(cudaErrorIllegalAddress);
   else if (misaligned)
     set_kernel_error(cudaErrorMisalignedAddress);
+  else if (assertion)
+    set_kernel_error(cudaErrorAssert);
   else if (failure)
     set_kernel_error(cudaErrorLaunchFailure);
 }

@@ -134,6 +134,7 @@ struct Worker {
   bool illegal_address = false;            // this launch: an out-of-bounds access was stopped
   bool misaligned_address = false;         // this launch: a misaligned access stopped a block (check_alignment.cpp)
   bool launch_failure = false;             // this launch: a block was aborted
+  bool assert_failed = false;              // this launch: a device-side assert failed (runtime_extras.cpp)
   std::unique_ptr<unsigned char[]> arena;  // extern __shared__ memory
   std::size_t arena_capacity = 0;
   std::size_t arena_bytes = 0;  // this launch's dynamic shared memory size

@@ -48,6 +48,18 @@ __global__ void trapping(int* out) {
   if (blockIdx.x == 1 && threadIdx.x == 5) __trap();
   out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
 }
+#undef NDEBUG  // asserts on in every build type, on a GPU too
+#include <cassert>
+__global__ void asserting(const int* in, int* out) {
+  const int t = threadIdx.x;
+  assert(in[t] >= 0 && "inputs are counts");  // @device-assert
+  out[blockIdx.x * blockDim.x + t] = in[t];
+}
+cudaError_t run_assert(const int* in, int* out) {
+  asserting<<<2, 32>>>(in, out);
+  return cudaDeviceSynchronize();
+}
+
 cudaError_t run_trap(int* out) {
   trapping<<<2, 32>>>(out);
   return cudaDeviceSynchronize();

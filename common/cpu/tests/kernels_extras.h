@@ -12,6 +12,8 @@ cudaError_t run_cache_hints(const float* in, float* out, int n);
 cudaError_t run_warp_reductions(const int* in, int* out);
 // 2 blocks of 32 threads; thread 5 of block 1 calls __trap(); out[t] = 1 for every thread that got past it.
 cudaError_t run_trap(int* out);
+// assert(in[t] >= 0) in a kernel of 2 blocks of 32 threads.
+cudaError_t run_assert(const int* in, int* out);
 // Shifts by counts of 32 and more (clamped, as a GPU's shl and shr), and sm_90's float2/float4 atomicAdd.
 cudaError_t run_gpu_shifts(const int* counts, unsigned* out, float2* sum2, float4* sum4);
 // out[k] = the k-th device math / conversion / integer intrinsic of x (one thread): see kernels_extras.cu.

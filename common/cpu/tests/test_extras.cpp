@@ -102,6 +102,31 @@ TEST(Extras, ShiftsClampTheirCountAndVectorAtomicsAdd) {
   EXPECT_EQ(s4.w, 4096.0f);
 }
 
+// A failed assert() in device code stops its block and fails the launch with cudaErrorAssert, as on a GPU, and prints
+// the GPU's line; the process goes on (<cassert>'s assert aborted it: red-team round 27). A kernel whose conditions
+// hold runs through.
+TEST(Extras, DeviceAssertFailsTheLaunch) {
+  std::vector<int> x(32);
+  for (int t = 0; t < 32; ++t) x[t] = t;
+  DeviceBuffer<int> in(x), out(64);
+  course_cpu::take_diagnostics();
+  ASSERT_EQ(run_assert(in.ptr, out.ptr), cudaSuccess);
+  expect_no_diagnostics();
+  x[5] = -1;
+  DeviceBuffer<int> bad(x);
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_assert(bad.ptr, out.ptr), cudaErrorAssert);
+  const std::string printed = testing::internal::GetCapturedStdout();
+  EXPECT_NE(printed.find("block: [0,0,0], thread: [5,0,0] Assertion `in[t] >= 0 && \"inputs are counts\"` failed."),
+            std::string::npos)
+      << printed;
+  const auto d = course_cpu::take_diagnostics();
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].category, "device-assert");
+  EXPECT_EQ(d[0].line, line_of("kernels_extras.cu", "@device-assert"));
+  EXPECT_EQ(cudaGetLastError(), cudaErrorAssert);
+}
+
 TEST(Extras, DeviceMathInAKernel) {
   DeviceBuffer<double> dout(32);
   const float x = 1.375f;

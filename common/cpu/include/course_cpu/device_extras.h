@@ -7,6 +7,7 @@
 #include <course_cpu/math_extras.h>
 #include <course_cpu/unsupported.h>
 
+#include <cassert>
 #include <cfenv>
 #include <climits>
 #include <cmath>
@@ -307,6 +308,20 @@ namespace course_cpu::detail {
 [[noreturn]] void trap(const char* file, int line);
 }  // namespace course_cpu::detail
 #define __trap() ::course_cpu::detail::trap(__FILE__, __LINE__)
+// assert() in device code: course-rewrite writes `assert(c)` as `COURSE_CPU_DEVICE_ASSERT("c", c)`, which is still
+// <cassert>'s assert where it is used (so NDEBUG, wherever it is defined, turns it off as with nvcc). A condition that
+// fails in a kernel prints what a GPU prints, stops the block and fails the launch with cudaErrorAssert; in host code
+// (a __host__ __device__ function) it reports as <cassert> does and aborts. `text` is the condition as written, before
+// check mode instruments it.
+namespace course_cpu::detail {
+[[noreturn]] void device_assert_fail(const char* text, const char* file, int line, const char* function);
+inline bool device_assert_holds(bool holds, const char* text, const char* file, int line, const char* function) {
+  if (!holds) device_assert_fail(text, file, line, function);
+  return true;
+}
+}  // namespace course_cpu::detail
+#define COURSE_CPU_DEVICE_ASSERT(text, ...) \
+  assert(::course_cpu::detail::device_assert_holds(static_cast<bool>(__VA_ARGS__), text, __FILE__, __LINE__, __func__))
 
 // Address-space queries: fast mode does not know where a block's shared arrays are.
 #define COURSE_CPU_ADDRESS_SPACE(name, Result)                                                                       \
