@@ -53,9 +53,11 @@ std::string cuda_error_hint(cudaError_t code) {
       return "The launch configuration was rejected. A block has at most 1024 threads "
              "(blockDim.x * blockDim.y * blockDim.z), blockDim.z is at most 64, gridDim.y and gridDim.z at most "
              "65535, and no dimension may be 0. Check the grid and block your launcher computes.";
-    case kInvalidValue:
-      return "An argument was invalid. At a kernel launch this is usually more dynamic shared memory than allowed "
-             "(the third <<< >>> parameter: 48 KB unless raised with cudaFuncSetAttribute).";
+    case kInvalidValue:  // CUDA 13 refuses every launch configuration beyond the limits with this code
+      return "An argument was invalid. At a kernel launch: a grid or block beyond CUDA's limits (a block has at most "
+             "1024 threads, blockDim.z is at most 64, gridDim.y and gridDim.z at most 65535, no dimension may be 0), "
+             "or more dynamic shared memory than allowed (the third <<< >>> parameter: 48 KB unless raised with "
+             "cudaFuncSetAttribute). Check the grid, block and shared memory your launcher computes.";
     case kMemoryAllocation:
       return "The GPU is out of memory: the problem is too large for this GPU, or memory is leaking.";
     case kInsufficientDriver:

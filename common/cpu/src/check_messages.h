@@ -155,7 +155,7 @@ std::string block_too_large_text(dim3 block);
 std::string empty_grid_text(dim3 grid);
 std::string grid_too_large_text(dim3 grid);
 std::string too_much_dynamic_shared_text(std::size_t shmem, std::size_t shmem_limit);
-// "invalid launch of kernel 'k': <why> (cudaErrorInvalidConfiguration)" (scheduler.cpp).
+// "invalid launch of kernel 'k': <why> (cudaErrorInvalidValue)" (scheduler.cpp).
 std::string invalid_launch_text(const char* kernel, const std::string& why, cudaError_t code);
 // A kernel launched from device code (dynamic parallelism).
 std::string device_launch_text(const char* kernel);

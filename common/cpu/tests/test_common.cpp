@@ -75,15 +75,15 @@ TEST(Runtime, WarpVotesAndShuffles) {
 
 TEST(Runtime, LaunchValidation) {
   course_cpu::take_diagnostics();
-  EXPECT_EQ(launch_with(dim3(1), dim3(2048), 0), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(launch_with(dim3(1), dim3(2048), 0), cudaErrorInvalidValue);
   auto d = course_cpu::take_diagnostics();
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].category, "invalid-launch");
   EXPECT_NE(d[0].message.find("block of 2048 threads"), std::string::npos) << d[0].message;
   EXPECT_NE(d[0].message.find("at most 1024 threads per block"), std::string::npos) << d[0].message;
-  EXPECT_EQ(launch_with(dim3(1), dim3(0), 0), cudaErrorInvalidConfiguration);
-  EXPECT_EQ(launch_with(dim3(1), dim3(1, 1, 65), 0), cudaErrorInvalidConfiguration);
-  EXPECT_EQ(launch_with(dim3(1, 65536), dim3(1), 0), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(launch_with(dim3(1), dim3(0), 0), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_with(dim3(1), dim3(1, 1, 65), 0), cudaErrorInvalidValue);
+  EXPECT_EQ(launch_with(dim3(1, 65536), dim3(1), 0), cudaErrorInvalidValue);
   EXPECT_EQ(launch_with(dim3(1), dim3(32), 64 * 1024), cudaErrorInvalidValue);
   EXPECT_EQ(allow_dynamic_shared(300 * 1024), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);

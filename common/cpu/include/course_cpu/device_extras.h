@@ -320,8 +320,9 @@ inline bool device_assert_holds(bool holds, const char* text, const char* file, 
   return true;
 }
 }  // namespace course_cpu::detail
-#define COURSE_CPU_DEVICE_ASSERT(text, ...) \
-  assert(::course_cpu::detail::device_assert_holds(static_cast<bool>(__VA_ARGS__), text, __FILE__, __LINE__, __func__))
+#define COURSE_CPU_DEVICE_ASSERT(text, ...)                                                                  \
+  assert(::course_cpu::detail::device_assert_holds(static_cast<bool>(__VA_ARGS__), text, __FILE__, __LINE__, \
+                                                   __PRETTY_FUNCTION__))
 
 // Address-space queries: fast mode does not know where a block's shared arrays are.
 #define COURSE_CPU_ADDRESS_SPACE(name, Result)                                                                       \
