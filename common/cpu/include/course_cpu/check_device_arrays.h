@@ -46,8 +46,12 @@ class DeviceArrayView {
       }
     }
   }
-  // A row given on (`float* row = table[r];`) decays as the array would.
+  // A row given on (`float* row = table[r];`) decays as the array would; bound to a reference to its array type
+  // (`rowsum(table[r])` for `const float (&row)[8]`) it is the row.
   operator std::remove_extent_t<Sub>*() const { return *sub_; }
+  template <class R>
+  requires std::is_same_v<std::remove_cv_t<R>, std::remove_cv_t<Sub>>
+  operator R&() const { return *sub_; }
 
  private:
   // Reports the index (an out-of-bounds finding, when check mode runs a thread) and gives scratch memory to use.
