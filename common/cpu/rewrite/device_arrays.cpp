@@ -20,29 +20,57 @@ void Rewriter::find_device_arrays() {
       if (is_ident(b) && is_ident(prev(b), "namespace")) b = prev(b);
       if (!is_ident(b, "namespace") && !(toks_[b].kind == Tok::string && is_ident(prev(b), "extern"))) continue;
     }
-    // The declaration from here to its `;`: a name, then `[N]`; not a function (a `(` first), not a template.
-    std::size_t name = npos;
-    for (std::size_t t = next(k); t < toks_.size(); t = next(t)) {
-      if (is_punct(t, "[")) {
-        if (is_punct(next(t), "]")) name = npos;  // `extern __device__ int g[];`: no extent to check against
-        break;
-      }
-      if (!is_ident(t) && !is_punct(t, "::")) {
-        name = npos;
-        break;
-      }
-      name = t;
-    }
-    if (name == npos || !is_ident(name)) continue;
-    bool templated = false;  // `template <int N> __device__ float table[N];`
+    // The declaration from here to its `;`: a name, then `[N]`; not a function (a `(` first), not a template, not
+    // constexpr (indexed in constant expressions); `__align__(16)` and the like skipped; each declarator of the list.
+    bool skip = false;  // `template <int N> __device__ float table[N];`, `constexpr`
     for (std::size_t t = prev(k); t != npos && !is_punct(t, ";") && !is_punct(t, "{") && !is_punct(t, "}"); t = prev(t))
-      templated = templated || is_ident(t, "template");
-    if (!templated) device_arrays_.insert(std::string(toks_[name].text));
+      skip = skip || is_ident(t, "template") || is_ident(t, "constexpr");
+    std::size_t name = npos;
+    for (std::size_t t = next(k); t < toks_.size() && !skip; t = next(t)) {
+      if (is_ident(t, "constexpr")) break;
+      if ((is_ident(t, "__align__") || is_ident(t, "alignas") || is_ident(t, "__attribute__")) &&
+          is_punct(next(t), "(")) {
+        t = match(next(t));
+        continue;
+      }
+      if (is_punct(t, "[") && name != npos && is_ident(name)) {
+        // `extern __device__ int g[];`: no extent to check against
+        if (!is_punct(next(t), "]")) device_arrays_[std::string(toks_[name].text)] = rank_at(t);
+        name = npos;
+      }
+      if (is_open(t)) {  // extents, an initializer, a function's parameters
+        if (is_punct(t, "(") && name != npos) break;
+        t = match(t);
+        continue;
+      }
+      if (is_punct(t, ";")) break;
+      if (is_punct(t, ",") || is_punct(t, "=")) {
+        name = npos;
+        continue;
+      }
+      if (is_ident(t) || is_punct(t, "::")) name = t;
+    }
   }
 }
 
+// The number of `[N]` groups from token t on: the declared array's rank.
+int Rewriter::rank_at(std::size_t t) const {
+  int rank = 0;
+  for (; is_punct(t, "["); t = next(match(t))) ++rank;
+  return rank;
+}
+
 std::set<std::string> Rewriter::device_arrays_of(const Function& fn) const {
-  std::set<std::string> names = not_declared_again(device_arrays_, fn);
+  // Not in a member function defined in its class (a member may have the array's name), nor where fn declares the
+  // name again or takes it as a parameter.
+  if (const std::size_t brace = enclosing_brace(fn.body_open); brace != npos) {
+    std::size_t b = prev(brace);
+    if (is_ident(b) && is_ident(prev(b), "namespace")) b = prev(b);
+    if (!is_ident(b, "namespace") && !(toks_[b].kind == Tok::string && is_ident(prev(b), "extern"))) return {};
+  }
+  std::set<std::string> all;
+  for (const auto& entry : device_arrays_) all.insert(entry.first);
+  std::set<std::string> names = not_declared_again(all, fn);
   if (fn.params_open != 0)
     for (std::size_t t = fn.params_open; t < match(fn.params_open); t = next(t))
       if (is_ident(t)) names.erase(std::string(toks_[t].text));
@@ -54,6 +82,10 @@ bool Rewriter::device_array_subscript(std::size_t k, const std::set<std::string>
   const std::size_t p = prev(k);
   if (p != npos && (is_punct(p, ".") || is_punct(p, "->") || is_punct(p, "::"))) return false;
   const std::size_t last = subscripts_end(k);
+  // Only a whole element (`table[r][c]`); a row (`table[r]`, bound, walked or decayed) is left as it is.
+  int subscripts = 0;
+  for (std::size_t t = next(k); is_punct(t, "["); t = next(match(t))) ++subscripts;
+  if (subscripts != device_arrays_.at(std::string(toks_[k].text))) return false;
   // What messages say the thread does: `g[i] = v` writes, `g[i] += v` and `++g[i]` update, `&g[i]` accesses, any
   // other use reads.
   static const std::set<std::string_view> updates = {

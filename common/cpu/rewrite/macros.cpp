@@ -181,6 +181,20 @@ std::string device_pass_directive(const std::string& directive) {
 }  // namespace
 
 void Rewriter::device_directives() {
+  // A file that defines its own assert macro keeps it.
+  bool own_assert = false;
+  for (const Token& t : toks_) {
+    std::size_t body = 0, params = 0;
+    if (t.kind == Tok::preproc && define_body(t.text, &body, &params)) {
+      const std::string_view d = t.text;
+      const std::size_t name = d.find("define") + 6;
+      const std::size_t first = d.find_first_not_of(" \t", name);
+      own_assert =
+          own_assert ||
+          (first != std::string_view::npos && d.substr(first, 6) == "assert" &&
+           (first + 6 == d.size() || !(std::isalnum(static_cast<unsigned char>(d[first + 6])) || d[first + 6] == '_')));
+    }
+  }
   for (const Function& fn : functions_)
     for (std::size_t k = fn.body_open + 1; k < fn.body_close; ++k) {
       if (is_ident(k, "asm") || is_ident(k, "__asm__") || is_ident(k, "__asm")) {
@@ -193,7 +207,7 @@ void Rewriter::device_directives() {
         k = match(open);
         continue;
       }
-      if (is_ident(k, "assert") && is_punct(next(k), "(") && match(next(k)) < fn.body_close &&
+      if (is_ident(k, "assert") && !own_assert && is_punct(next(k), "(") && match(next(k)) < fn.body_close &&
           !is_punct(prev(k), ".") && !is_punct(prev(k), "->") && !is_punct(prev(k), "::")) {
         // A device-side assert fails the launch with cudaErrorAssert, as on a GPU, where <cassert>'s would abort the
         // process (red-team round 27); its text as written, before check mode instruments it.

@@ -246,7 +246,8 @@ class Rewriter {
 
   // ---- pass 4 (check mode): the file's __device__ and __constant__ arrays (device_arrays.cpp) ----------------------
   void find_device_arrays();
-  std::set<std::string> device_arrays_;
+  std::map<std::string, int> device_arrays_;  // name -> rank
+  int rank_at(std::size_t t) const;
   // Those fn neither declares again nor takes as a parameter.
   std::set<std::string> device_arrays_of(const Function& fn) const;
   // `name[` at k subscripts one of `arrays`: its chain's root is written out checked; true if so.

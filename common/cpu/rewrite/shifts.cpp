@@ -9,7 +9,9 @@
 //
 // Only in the bodies of __global__ and __device__ functions; a count that is a single literal is left alone, and so
 // is a shift whose operands this pass cannot delimit (a `>>` that may close template arguments, a count that calls a
-// template), which then keeps x86's semantics.
+// template), `operator<<` called by name, and a compound shift of a member (`h.bits <<= n`: a bit-field binds no
+// reference); those keep x86's semantics. A left operand that is not an integer (a class or an enumeration with its
+// own operator<<) gets the count as written.
 #include "passes.h"
 
 namespace course_rewrite {
@@ -25,11 +27,15 @@ const std::set<std::string_view> kEndsCount = {
 
 bool Rewriter::shift_operator(std::size_t k) const {
   if (!(is_punct(k, "<<") || is_punct(k, ">>") || is_punct(k, "<<=") || is_punct(k, ">>="))) return false;
+  if (is_ident(prev(k), "operator")) return false;  // `operator<<(n)` called by name
+  // `h.f <<= n`: a member may be a bit-field, which no reference binds (the compound shift keeps x86's semantics).
+  if ((is_punct(k, "<<=") || is_punct(k, ">>=")) && is_ident(prev(k)) &&
+      (is_punct(prev(prev(k)), ".") || is_punct(prev(prev(k)), "->")))
+    return false;
   if (is_punct(k, "<<") || is_punct(k, "<<=")) return true;
   // `>>` may close two template argument lists (`Box<Box<int>> b;`): not a shift where a `<` comes before it in the
   // same statement and nesting (`a < b >> c` too, left as it is).
   for (std::size_t t = prev(k); t != npos; t = prev(t)) {
-    if (is_punct(t, "}")) return true;  // the end of a block before this statement, or of `T{x}` in it
     if (is_close(t)) {
       t = match_back(t);
       if (t == npos) return false;

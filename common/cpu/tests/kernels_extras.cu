@@ -67,6 +67,16 @@ cudaError_t run_trap(int* out) {
 
 // counts = {32, 40, -1, 5, 64}; one block of 1024 threads, as the CUDA sample's warp mask of shfl_scan computes it. On
 // x86 a count is taken modulo the width (1u << 32 is 1); a GPU clamps it (0). Every thread adds to the vector sums.
+struct ShiftBits {
+  unsigned f : 12;
+};
+struct ShiftStream {  // a class's own operator<<, which a wrapped count must still reach with its type
+  float sum = 0.0f;
+  __device__ ShiftStream& operator<<(float x) {
+    sum += x;
+    return *this;
+  }
+};
 __global__ void gpu_shifts(const int* counts, unsigned* out, float2* sum2, float4* sum4) {
   __shared__ int cs[5];
   const int t = threadIdx.x;
@@ -92,6 +102,13 @@ __global__ void gpu_shifts(const int* counts, unsigned* out, float2* sum2, float
   unsigned short h = 0xff;
   out[k++] = h << cs[3];        // promoted to int: 0x1fe0
   out[k++] = 5u << cs[3] << 2;  // 640
+  ShiftBits bits{1u};
+  bits.f <<= cs[3] - 2;  // a bit-field: 8
+  out[k++] = bits.f;
+  ShiftStream stream;
+  const float half = 1.25f;
+  stream << half << half;
+  out[k++] = static_cast<unsigned>(stream.sum * 2.0f);  // 5
 }
 cudaError_t run_gpu_shifts(const int* counts, unsigned* out, float2* sum2, float4* sum4) {
   gpu_shifts<<<1, 1024>>>(counts, out, sum2, sum4);

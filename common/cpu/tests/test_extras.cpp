@@ -83,7 +83,7 @@ TEST(Extras, TrapFailsTheLaunch) {
 // vector atomicAdd of sm_90 builds and adds each component.
 TEST(Extras, ShiftsClampTheirCountAndVectorAtomicsAdd) {
   DeviceBuffer<int> counts(std::vector<int>{32, 40, -1, 5, 64});
-  DeviceBuffer<unsigned> out(12);
+  DeviceBuffer<unsigned> out(14);
   DeviceBuffer<float2> sum2(1);
   DeviceBuffer<float4> sum4(1);
   ASSERT_EQ(cudaMemset(sum2.ptr, 0, sizeof(float2)), cudaSuccess);
@@ -91,8 +91,8 @@ TEST(Extras, ShiftsClampTheirCountAndVectorAtomicsAdd) {
   course_cpu::take_diagnostics();
   ASSERT_EQ(run_gpu_shifts(counts.ptr, out.ptr, sum2.ptr, sum4.ptr), cudaSuccess);
   expect_no_diagnostics();
-  const std::vector<unsigned> want = {0xffffffffu, 0xffffffffu, 0u,     0xffffffffu, 0u,      0u,
-                                      192u,        0u,          65536u, 0u,          0x1fe0u, 640u};
+  const std::vector<unsigned> want = {0xffffffffu, 0xffffffffu, 0u, 0xffffffffu, 0u,   0u, 192u,
+                                      0u,          65536u,      0u, 0x1fe0u,     640u, 8u, 5u};
   EXPECT_EQ(out.get(), want);
   const float2 s2 = sum2.get()[0];
   const float4 s4 = sum4.get()[0];

@@ -31,8 +31,7 @@ class DeviceArrayView {
     if constexpr (requires { typename I::course_cpu_value_type; }) {
       return (*this)[static_cast<typename I::course_cpu_value_type>(i)];  // weights[s[t]]: the element's value
     } else {
-      static_assert(std::is_integral_v<I> || std::is_enum_v<I>, "array subscript must be an integer");
-      const long long idx = static_cast<long long>(i);
+      const long long idx = static_cast<long long>(i);  // also a class that converts to an integer
       Elem* e = static_cast<unsigned long long>(idx) < std::extent_v<Sub>
                     ? &(*sub_)[idx]
                     : static_cast<Elem*>(past_extent(idx, sizeof(Elem)));

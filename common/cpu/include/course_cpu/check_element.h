@@ -110,9 +110,10 @@ class ElemRef {
     return *this;
   }
   // U&&, not const U&: a non-const array assigned to an element that is a pointer decays to a non-const pointer
-  // (`__shared__ float* rows[2]; rows[0] = buf;`).
+  // (`__shared__ float* rows[2]; rows[0] = buf;`). A value of the element's own type takes the overload above, so
+  // that a bit-field (`*out = h.bits;`), which no U& binds, assigns too.
   template <class U>
-  ElemRef& operator=(U&& value) {
+  requires(!std::is_same_v<std::remove_cvref_t<U>, V>) ElemRef& operator=(U&& value) {
     const V v = static_cast<V>(static_cast<U&&>(value));
     store(v);
     return *this;

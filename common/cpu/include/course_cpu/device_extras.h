@@ -315,7 +315,7 @@ namespace course_cpu::detail {
 // check mode instruments it.
 namespace course_cpu::detail {
 [[noreturn]] void device_assert_fail(const char* text, const char* file, int line, const char* function);
-inline bool device_assert_holds(bool holds, const char* text, const char* file, int line, const char* function) {
+constexpr bool device_assert_holds(bool holds, const char* text, const char* file, int line, const char* function) {
   if (!holds) device_assert_fail(text, file, line, function);
   return true;
 }

@@ -11,50 +11,76 @@
 
 namespace course_cpu {
 
+// The count as written (its type and value kept, for a left operand that is not an integer).
+template <class C>
 struct ShiftCount {
-  std::uint32_t n;
-  // Where the left operand is not an integer (a class with its own operator<<), the count converts back.
-  constexpr operator std::uint32_t() const { return n; }
+  C value;
 };
 
 template <class C>
-constexpr ShiftCount shift_count(const C& c) {
-  return ShiftCount{static_cast<std::uint32_t>(+c)};  // +: an enumerator, a check-mode element proxy
+constexpr ShiftCount<C> shift_count(C c) {  // by value: a `static const` member's count is no odr-use
+  return ShiftCount<C>{c};
 }
 
 namespace detail {
-template <class T>
-constexpr auto shift_left(T a, ShiftCount s) {
+// The count the GPU's instruction receives: its low 32 bits, unsigned (a negative count is a large one).
+template <class C>
+constexpr std::uint32_t gpu_count(const C& c) {
+  return static_cast<std::uint32_t>(+c);  // +: an enumerator, a check-mode element proxy
+}
+template <class T, class C>
+constexpr auto shift_left(T a, const C& count) {
   using R = decltype(+a);
   constexpr std::uint32_t bits = sizeof(R) * 8;
-  if (s.n >= bits) return R{0};
-  return static_cast<R>(static_cast<std::make_unsigned_t<R>>(+a) << s.n);  // as shl: the bits, never UB
+  const std::uint32_t n = gpu_count(count);
+  if (n >= bits) return R{0};
+  return static_cast<R>(static_cast<std::make_unsigned_t<R>>(+a) << n);  // as shl: the bits, never UB
 }
-template <class T>
-constexpr auto shift_right(T a, ShiftCount s) {
+template <class T, class C>
+constexpr auto shift_right(T a, const C& count) {
   using R = decltype(+a);
   constexpr std::uint32_t bits = sizeof(R) * 8;
-  if (s.n >= bits) return static_cast<R>(std::is_signed_v<R> && +a < 0 ? R(-1) : R(0));
-  return static_cast<R>(+a >> s.n);
+  const std::uint32_t n = gpu_count(count);
+  if (n >= bits) return static_cast<R>(std::is_signed_v<R> && +a < 0 ? R(-1) : R(0));
+  return static_cast<R>(+a >> n);
 }
-// A left operand the operators take: an integer, or a class that converts to one (a check-mode element proxy).
+// A left operand shifted as the GPU does: an integer, or a check-mode element or scalar of an integer type. Anything
+// else (a class or an enumeration with its own operator<<, a cuda::std::byte) gets the count as written.
 template <class T>
-concept shiftable = std::integral<std::remove_cvref_t<T>> ||
-    (std::is_class_v<std::remove_cvref_t<T>>&& requires(const std::remove_cvref_t<T>& t) {
+concept gpu_shifted = std::integral<std::remove_cvref_t<T>> ||(
+    requires { typename std::remove_cvref_t<T>::course_cpu_value_type; } &&
+    requires(const std::remove_cvref_t<T>& t) {
       { +t } -> std::integral;
     });
 }  // namespace detail
 
-template <class T>
-requires detail::shiftable<T>
-constexpr auto operator<<(const T& a, ShiftCount s) { return detail::shift_left(+a, s); }
-template <class T>
-requires detail::shiftable<T>
-constexpr auto operator>>(const T& a, ShiftCount s) { return detail::shift_right(+a, s); }
-template <class T>
-requires std::integral<T>
-constexpr T& operator<<=(T& a, ShiftCount s) { return a = static_cast<T>(detail::shift_left(a, s)); }
-template <class T>
-requires std::integral<T>
-constexpr T& operator>>=(T& a, ShiftCount s) { return a = static_cast<T>(detail::shift_right(a, s)); }
+template <class T, class C>
+constexpr decltype(auto) operator<<(T&& a, ShiftCount<C> s) {
+  if constexpr (detail::gpu_shifted<T>)
+    return detail::shift_left(+a, s.value);
+  else
+    return static_cast<T&&>(a) << s.value;
+}
+template <class T, class C>
+constexpr decltype(auto) operator>>(T&& a, ShiftCount<C> s) {
+  if constexpr (detail::gpu_shifted<T>)
+    return detail::shift_right(+a, s.value);
+  else
+    return static_cast<T&&>(a) >> s.value;
+}
+template <class T, class C>
+constexpr T& operator<<=(T& a, ShiftCount<C> s) {
+  if constexpr (std::integral<std::remove_cv_t<T>>)
+    return a = static_cast<std::remove_cv_t<T>>(detail::shift_left(a, s.value));
+  else
+    return a <<= s.value;
+}
+template <class T, class C>
+constexpr T& operator>>=(T& a, ShiftCount<C> s) {
+  if constexpr (std::integral<std::remove_cv_t<T>>)
+    return a = static_cast<std::remove_cv_t<T>>(detail::shift_right(a, s.value));
+  else
+    return a >>= s.value;
+}
+
 }  // namespace course_cpu
