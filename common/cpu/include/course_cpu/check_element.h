@@ -113,7 +113,9 @@ class ElemRef {
   // (`__shared__ float* rows[2]; rows[0] = buf;`). A value of the element's own type takes the overload above, so
   // that a bit-field (`*out = h.bits;`), which no U& binds, assigns too.
   template <class U>
-  requires(!std::is_same_v<std::remove_cvref_t<U>, V>) ElemRef& operator=(U&& value) {
+  requires(!std::is_same_v<std::remove_reference_t<U>, V> &&
+           !std::is_same_v<std::remove_reference_t<U>, const V>) ElemRef&
+  operator=(U&& value) {
     const V v = static_cast<V>(static_cast<U&&>(value));
     store(v);
     return *this;

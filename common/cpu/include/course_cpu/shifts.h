@@ -54,15 +54,24 @@ concept gpu_shifted = std::integral<std::remove_cvref_t<T>> ||(
     });
 }  // namespace detail
 
+// An integer by value (a bit-field too, which no reference binds); anything else as it is.
+template <std::integral T, class C>
+constexpr auto operator<<(T a, ShiftCount<C> s) {
+  return detail::shift_left(a, s.value);
+}
+template <std::integral T, class C>
+constexpr auto operator>>(T a, ShiftCount<C> s) {
+  return detail::shift_right(a, s.value);
+}
 template <class T, class C>
-constexpr decltype(auto) operator<<(T&& a, ShiftCount<C> s) {
+requires(!std::integral<std::remove_cvref_t<T>>) constexpr decltype(auto) operator<<(T&& a, ShiftCount<C> s) {
   if constexpr (detail::gpu_shifted<T>)
     return detail::shift_left(+a, s.value);
   else
     return static_cast<T&&>(a) << s.value;
 }
 template <class T, class C>
-constexpr decltype(auto) operator>>(T&& a, ShiftCount<C> s) {
+requires(!std::integral<std::remove_cvref_t<T>>) constexpr decltype(auto) operator>>(T&& a, ShiftCount<C> s) {
   if constexpr (detail::gpu_shifted<T>)
     return detail::shift_right(+a, s.value);
   else
