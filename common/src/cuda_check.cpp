@@ -67,7 +67,7 @@ std::string cuda_error_hint(cudaError_t code) {
              "number).";
     case kIllegalAddress:
     case kMisalignedAddress:
-      return std::string(code == kIllegalAddress
+      return std::string(static_cast<int>(code) == kIllegalAddress
                              ? "A kernel read or wrote memory it does not own: usually a missing bounds check "
                                "(if (i < n)) or a wrong index."
                              : "A kernel accessed a vector type (float2, float4, int4, double2) at an address that "

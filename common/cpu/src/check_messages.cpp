@@ -252,6 +252,41 @@ std::string write_after_read_text(const Who& who, const check::AccessInfo& info,
          barrier_for(who.t.linear, other.thread) + separate(other.line, info.site->line);
 }
 
+std::string global_race_text(const Who& who, check::Access kind, const check::AccessInfo& info,
+                             const GlobalWriter& other, std::uint32_t my_wsync) {
+  const OtherAccess writer{other.thread, other.line, other.var, other.wsync};
+  if (other.block < 0) {  // a thread of the same block
+    if (kind == check::Access::read) return read_after_write_text(who, info, writer, my_wsync);
+    if (kind == check::Access::write) return write_after_write_text(who, info, writer, my_wsync);
+    return race_start(who, kind, info, ", written by thread ", " at line ", writer, my_wsync) +
+           ". On a GPU, threads that update one element at once all read the same old value, and all but one of "
+           "their updates are lost (here they run one after another and lose none). Where many threads add to one "
+           "element, use atomicAdd() (or another atomic), or add the values in shared memory first and let one "
+           "thread write the total.";
+  }
+  const dim3 g = who.w.grid_dim;
+  const auto b = static_cast<std::uint64_t>(other.block);
+  const uint3 block{static_cast<unsigned>(b % g.x), static_cast<unsigned>(b / g.x % g.y),
+                    static_cast<unsigned>(b / (std::uint64_t{g.x} * g.y))};
+  std::ostringstream m;
+  m << who_does(who, kind, info) << ", which thread " << who.thread(other.thread) << " of block "
+    << format_index(block, g) << " wrote at line " << other.line;
+  if (other.var && std::strcmp(other.var, info.site->var) != 0) m << " (as " << other.var << ")";
+  m << " in this launch. Blocks run at once and in no fixed order, and no __syncthreads() orders the threads of "
+       "different blocks, so ";
+  if (kind == check::Access::read)
+    m << "this read may get the old value or the new one.";
+  else if (kind == check::Access::write)
+    m << "which value remains depends on which block runs last.";
+  else
+    m << "on a GPU both can read the same old value and one block's update is lost (here no update is lost).";
+  m << " Let each block write its own element and combine them in a second launch, or combine them with "
+       "atomicAdd() (or another atomic). A block may read what another block wrote in the same launch only if the "
+       "writer called __threadfence() after writing and the reader took an atomic ticket first (as the last block "
+       "of a one-pass reduction does).";
+  return m.str();
+}
+
 std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, const OtherAccess& copy, bool write) {
   std::ostringstream m;
   const bool group_copy = copy.var != nullptr && std::strcmp(copy.var, kGroupCopySiteName) == 0;

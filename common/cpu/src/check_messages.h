@@ -118,6 +118,20 @@ std::string write_after_write_text(const Who& who, const check::AccessInfo& info
 std::string write_after_read_text(const Who& who, const check::AccessInfo& info, const OtherAccess& other,
                                   std::uint32_t my_wsync);
 
+// The last writer of a global word that another access races with: its thread, its block (-1: the accessing thread's
+// own block), where, and its warp's rendezvous count at the time.
+struct GlobalWriter {
+  unsigned thread;
+  long long block;
+  int line;
+  const char* var;
+  std::uint32_t wsync;
+};
+// `who` reads, writes or updates (`kind`) a global word that `other` wrote in the same launch, unordered
+// (check_global.cpp).
+std::string global_race_text(const Who& who, check::Access kind, const check::AccessInfo& info,
+                             const GlobalWriter& other, std::uint32_t my_wsync);
+
 // `who` reads (or, if `write`, writes) a word that an asynchronous copy started by `copy` is still filling: no
 // __pipeline_wait_prior of that thread has covered the copy yet (async_copy.cpp).
 std::string copy_in_flight_text(const Who& who, const check::AccessInfo& info, const OtherAccess& copy, bool write);

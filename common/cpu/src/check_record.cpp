@@ -10,8 +10,8 @@
 // word not written since the block started reads garbage - unless its bytes
 // no longer hold the fill of a block's start (check_state.h): then a write the
 // checks cannot see (through a cast or local pointer, a reference) has stored
-// something there. Global memory is only bounds-checked against the
-// cudaMalloc allocation the pointer points into.
+// something there. Global memory is bounds-checked against the cudaMalloc
+// allocation the pointer points into, and its races are check_global.cpp's.
 //
 // The common case never gets here: check_fast_path.h's inlined fast path
 // checks and records an access that needs no report itself (same state, same
@@ -175,11 +175,15 @@ void shared_word(const Who& who, CheckState& c, check::Shadow& s, const check::A
 // An atomic's address outside shared memory: a cudaMalloc'ed buffer (bounds only), the thread's local memory or a
 // __device__ variable (unchecked); anywhere else, including just past a buffer or a __shared__ array, an illegal
 // address: reported, and the atomic is skipped.
-bool atomic_outside_shared(const Who& who, CheckState& c, const check::AccessInfo& info) {
+bool atomic_outside_shared(const Who& who, CheckState& c, const check::AccessInfo& info, check::Access kind) {
   const auto addr = reinterpret_cast<std::uintptr_t>(info.addr);
   Allocation a;
-  if (global_allocation_of(c, info.addr, &a) && addr + info.elem_size <= a.begin + a.size) return true;
-  if (!find_guarded_allocation(info.addr, &a) && device_side_memory(who.t, info.addr)) return true;
+  if (global_allocation_of(c, info.addr, &a) && addr + info.elem_size <= a.begin + a.size)
+    return global_access(who, c, a, info, kind);
+  if (!find_guarded_allocation(info.addr, &a) && device_side_memory(who.t, info.addr)) {
+    note_block_flag(check::kBlockSynced);  // (a __device__ counter: the threadFenceReduction sample's ticket)
+    return true;
+  }
   // The nearest shared array below the address, if it is close (an index one or a few past its end).
   const Region* below = nullptr;
   for (const auto& r : c.statics)
@@ -233,7 +237,7 @@ bool record(const AccessInfo& info, Access kind) {
     if (region == nullptr) {
       Allocation a;
       // A pointer stepped to just past a buffer (`*++p` one too far) is in the buffer's guard page: still its.
-      if (info.site->atomic) return atomic_outside_shared(who, c, info);
+      if (info.site->atomic) return atomic_outside_shared(who, c, info, kind);
       if (!global_allocation_of(c, info.base, &a) && !find_guarded_allocation(info.base, &a)) {
         if (info.site->local_pointer) return true;  // a local array, or not used where it points: unchecked
         if (info.site->device_param && device_side_memory(*t, info.addr))
@@ -246,7 +250,7 @@ bool record(const AccessInfo& info, Access kind) {
         return out_of_bounds(
             who, info, kind, [&] { return buffer_index_text(info, a); },
             addr >= base ? kBufferIndexFixText : kBufferStartFixText);
-      return true;  // global memory: bounds only
+      return global_access(who, c, a, info, kind);  // races (check_global.cpp)
     }
     if (info.site->atomic && addr + info.elem_size > region->end && addr >= region->begin) {
       who.w.illegal_address = true;  // (the dynamic shared memory's region is found for its end address too)

@@ -24,6 +24,7 @@ namespace {
 
 std::mutex g_site_mutex;
 int g_site_count = 0;
+std::vector<const check::Site*> g_site_by_id{nullptr};  // under g_site_mutex
 
 // COURSE_CPU_CHECK_SLOW_PATH=1 sends every access through check::record()
 // (the fast path finds no cached site, arena or buffer): the self-tests
@@ -37,7 +38,10 @@ bool slow_path_only() {
 }
 
 void forget_buffers(check::Hot& h) {
-  for (int k = 0; k < check::kCachedBuffers; ++k) h.g_begin[k] = h.g_size[k] = 0;
+  for (int k = 0; k < check::kCachedBuffers; ++k) {
+    h.g_begin[k] = h.g_size[k] = 0;
+    h.g_shadow[k] = nullptr;
+  }
 }
 
 }  // namespace
@@ -49,6 +53,7 @@ int ensure_site(CheckState& c, const check::Site* site) {
     id = check::site_id(site);
     if (id == 0) {
       id = ++g_site_count;
+      g_site_by_id.push_back(site);
       __atomic_store_n(&const_cast<check::Site*>(site)->id, id, __ATOMIC_RELEASE);
     }
   }
@@ -64,6 +69,11 @@ int ensure_site(CheckState& c, const check::Site* site) {
   }
   c.sites[id].site = site;
   return id;
+}
+
+const check::Site* site_by_id(int id) {
+  std::lock_guard lock(g_site_mutex);
+  return g_site_by_id.at(static_cast<std::size_t>(id));
 }
 
 void check_begin_launch(Worker& w) {
@@ -91,6 +101,7 @@ void check_begin_block(Worker& w) {
   check::Hot& h = w.check->hot;
   ++h.epoch;
   h.block_first_epoch = h.epoch;
+  check_global_begin_block(w);
   if (w.arena_bytes != 0) std::memset(w.arena.get(), kSharedFill, w.arena_bytes);
 }
 
@@ -140,7 +151,7 @@ bool global_allocation_of(CheckState& c, const void* p, Allocation* out) {
   if (h.alloc_gen == gen) {
     for (int k = 0; k < check::kCachedBuffers; ++k)
       if (h.g_size[k] != 0 && a >= h.g_begin[k] && a < h.g_begin[k] + h.g_size[k]) {
-        *out = Allocation{h.g_begin[k], h.g_size[k], false};
+        *out = Allocation{h.g_begin[k], h.g_size[k], false, h.g_shadow[k]};
         return true;
       }
   } else {
@@ -151,6 +162,7 @@ bool global_allocation_of(CheckState& c, const void* p, Allocation* out) {
   const unsigned k = c.alloc_next++ % check::kCachedBuffers;
   h.g_begin[k] = out->begin;
   h.g_size[k] = out->size;
+  h.g_shadow[k] = out->shadow;
   return true;
 }
 

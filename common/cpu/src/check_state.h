@@ -53,5 +53,17 @@ Region* shared_region_of(Worker& w, std::uintptr_t p);
 Region* static_region_ending_at(CheckState& c, std::uintptr_t p);
 // The cudaMalloc'ed buffer p points into, through the worker's small cache.
 bool global_allocation_of(CheckState& c, const void* p, Allocation* out);
+// The site with dense id `id` (ensure_site), for messages about another worker's access.
+const check::Site* site_by_id(int id);
+
+// check_global.cpp: races in global memory. A check-mode launch of total_blocks blocks starts (called once, before the
+// workers run it); a worker starts a block; the running block sets a flag (check::kBlockFenced, kBlockSynced).
+void check_global_begin_launch(std::uint64_t total_blocks);
+void check_global_begin_block(Worker& w);
+void note_block_flag(std::uint8_t flag);
+struct Who;
+// An in-bounds access of buffer `a`: checked against its word's last writer, and recorded. Always true (performed).
+bool global_access(const Who& who, CheckState& c, const Allocation& a, const check::AccessInfo& info,
+                   check::Access kind);
 
 }  // namespace course_cpu::detail

@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+namespace course_cpu::check {
+struct GlobalWord;  // course_cpu/check_fast_path.h
+}  // namespace course_cpu::check
+
 namespace course_cpu::detail {
 
 // ---- errors (errors.cpp) ---------------------------------------------------
@@ -26,10 +30,14 @@ void reset_errors();
 struct Allocation {
   std::uintptr_t begin = 0;
   std::size_t size = 0;
-  bool host = false;  // cudaMallocHost (pinned host memory is device-accessible)
+  bool host = false;                    // cudaMallocHost (pinned host memory is device-accessible)
+  check::GlobalWord* shadow = nullptr;  // check mode: its words' last writers, once a kernel has stored to it
 };
 // The allocation containing p (begin <= p < begin + size).
 bool find_allocation(const void* p, Allocation* out);
+// The shadow of the allocation that starts at begin (check_fast_path.h's GlobalWord), made on first use; null if
+// there is no such allocation or no room for its shadow.
+check::GlobalWord* global_shadow(std::uintptr_t begin);
 // The allocation whose guard page (right after its end) contains p.
 // Lock-free; only for the fault handler.
 bool find_guarded_allocation(const void* p, Allocation* out);

@@ -51,6 +51,9 @@ struct Mapping {
   bool imported;            // mapped from another process (import_allocation)
   bool guarded;             // PROT_NONE to host code (cudaMalloc, not managed or host memory)
   bool registered = false;  // cudaHostRegister: the program's own memory, not mapped here
+  // Check mode: the record of its words' last writers (check_fast_path.h), made by the first store of a check-mode
+  // kernel (global_shadow below); null before, or where it would not fit in kMaxShadowBytes.
+  check::GlobalWord* shadow = nullptr;
 };
 std::atomic<std::uint64_t> g_next_id{1};
 
@@ -102,7 +105,15 @@ struct Registry {
   std::shared_mutex mutex;
   std::map<std::uintptr_t, Mapping> allocations;
   std::size_t device_bytes = 0;
+  std::size_t shadow_bytes = 0;  // address space of all shadows (mapped without reserve: touched pages only)
 };
+
+// The address space all buffers' shadows may take: 6 bytes per byte of a buffer. Within it every buffer a check-mode
+// test stores to (the labs' check-mode sizes are at most a few MiB) is checked, and an address-space limit (the
+// grader's sandbox sets 8 GiB) keeps room for the worker stacks and the program.
+constexpr std::size_t kMaxShadowBytes = std::size_t{1} << 30;
+
+std::size_t shadow_length(std::size_t size) { return (size + 3) / 4 * sizeof(check::GlobalWord); }
 Registry& registry() {
   static Registry* r = new Registry;  // never destroyed: kernels may run during exit
   return *r;
@@ -200,8 +211,26 @@ bool find_allocation(const void* p, Allocation* out) {
     return true;
   }
   --it;
-  if (out) *out = Allocation{it->first, it->second.size, it->second.host};
+  if (out) *out = Allocation{it->first, it->second.size, it->second.host, it->second.shadow};
   return true;
+}
+
+check::GlobalWord* global_shadow(std::uintptr_t begin) {
+  Registry& r = registry();
+  std::unique_lock lock(r.mutex);
+  auto it = r.allocations.find(begin);
+  if (it == r.allocations.end()) return nullptr;
+  Mapping& m = it->second;
+  if (m.shadow != nullptr) return m.shadow;
+  const std::size_t len = shadow_length(m.size);
+  if (r.shadow_bytes + len > kMaxShadowBytes) return nullptr;
+  void* p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  r.shadow_bytes += len;
+  m.shadow = static_cast<check::GlobalWord*>(p);
+  // Every worker's cache of buffers (check::Hot) is refreshed, so that the next access of any worker sees the shadow.
+  check::g_allocation_generation.fetch_add(1, std::memory_order_release);
+  return m.shadow;
 }
 
 bool find_guarded_allocation(const void* p, Allocation* out) {
@@ -282,9 +311,11 @@ cudaError_t release(void* ptr, bool host, bool registered = false) {
       return set_last_error(registered ? cudaErrorHostMemoryNotRegistered : cudaErrorInvalidValue);
     m = it->second;
     if (!host) r.device_bytes -= m.size;
+    if (m.shadow != nullptr) r.shadow_bytes -= shadow_length(m.size);
     r.allocations.erase(it);
     check::g_allocation_generation.fetch_add(1, std::memory_order_release);
   }
+  if (m.shadow != nullptr) munmap(m.shadow, shadow_length(m.size));
   if (m.registered) return cudaSuccess;  // cudaHostUnregister, cudaDeviceReset: the memory stays the program's
   guard_table_erase(reinterpret_cast<std::uintptr_t>(ptr));
   munmap(m.map_base, m.map_len);

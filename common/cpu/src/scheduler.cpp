@@ -176,6 +176,7 @@ void run_grid(const LaunchSite& site, dim3 grid, dim3 block, std::size_t shmem, 
   const unsigned nthreads = block.x * block.y * block.z;
   const int nworkers = worker_count();
   g_running_site = &site;
+  if (checked) check_global_begin_launch(total_blocks);
 
   const std::function<void(Worker&)> job = [&](Worker& w) {
     w.sink.clear();

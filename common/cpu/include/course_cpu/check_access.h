@@ -73,6 +73,9 @@ struct AccessInfo {
   bool whole = false;
   // An element of a __device__ or __constant__ array of the file past its extent (check_device_arrays.h): reported.
   bool device_array = false;
+  // A volatile element (`volatile int* flags`): outside shared memory, its loads and stores do not race with each
+  // other or with atomics (PTX treats them as relaxed operations), but `+=` on it is still a read and a write.
+  bool is_volatile = false;
 };
 
 // The slow path: checks and records one access and reports what is wrong;

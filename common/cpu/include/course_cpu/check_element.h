@@ -26,7 +26,7 @@ struct ArrayLoc {
   unsigned bad;  // bit d: subscript d is outside its extent
   long long index[kRank];
 
-  template <std::size_t Size>
+  template <std::size_t Size, bool Volatile = false>
   COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
     return fast_static<Size>(site, untyped(root), p, bad != 0, kind);
   }
@@ -53,9 +53,9 @@ struct PointerLoc {
   const T* base;
   long long index;
 
-  template <std::size_t Size>
+  template <std::size_t Size, bool Volatile = false>
   COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
-    return fast_pointer<Size>(site, untyped(base), p, kind);
+    return fast_pointer<Size, Volatile>(site, untyped(base), p, kind);
   }
   AccessInfo info(const void* p, std::size_t elem_size) const {
     AccessInfo i;
@@ -159,15 +159,20 @@ class ElemRef {
   };
 
   COURSE_CPU_HOT bool ok(Access kind) const {
-    if (loc_.template fast<sizeof(T)>(untyped(p_), kind)) [[likely]]
+    if (loc_.template fast<sizeof(T), std::is_volatile_v<T>>(untyped(p_), kind)) [[likely]]
       return true;
     return slow(kind);
   }
-  [[gnu::noinline, gnu::cold]] bool slow(Access kind) const { return record(loc_.info(untyped(p_), sizeof(T)), kind); }
+  AccessInfo info() const {
+    AccessInfo i = loc_.info(untyped(p_), sizeof(T));
+    i.is_volatile = std::is_volatile_v<T>;
+    return i;
+  }
+  [[gnu::noinline, gnu::cold]] bool slow(Access kind) const { return record(info(), kind); }
 
   V load() const { return ok(Access::read) ? static_cast<V>(*p_) : V{}; }
   void store(const V& v) {
-    if (loc_.template fast<sizeof(T)>(untyped(p_), Access::write)) [[likely]] {
+    if (loc_.template fast<sizeof(T), std::is_volatile_v<T>>(untyped(p_), Access::write)) [[likely]] {
       *p_ = v;
       return;
     }
@@ -175,9 +180,9 @@ class ElemRef {
   }
   // The slow path of a store gets the value: a store of what the element already holds races with nothing.
   [[gnu::noinline, gnu::cold]] bool store_slow(const V& v) const {
-    AccessInfo info = loc_.info(untyped(p_), sizeof(T));
-    info.stored = &v;
-    return record(info, Access::write);
+    AccessInfo i = info();
+    i.stored = &v;
+    return record(i, Access::write);
   }
   // x++ (step 1) and x-- (step -1): the old value.
   V post_step(int step) {
@@ -267,9 +272,9 @@ struct MemberLoc {
   const char* path;
   std::uint16_t element_size;
 
-  template <std::size_t Size>
+  template <std::size_t Size, bool Volatile = false>
   COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
-    return loc.template fast<Size>(p, kind);
+    return loc.template fast<Size, Volatile>(p, kind);
   }
   AccessInfo info(const void* p, std::size_t elem_size) const {
     AccessInfo i = loc.info(p, elem_size);

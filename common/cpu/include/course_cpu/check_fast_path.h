@@ -84,6 +84,28 @@ struct SiteSlot {
 // How many cudaMalloc'ed buffers a worker remembers.
 constexpr int kCachedBuffers = 4;
 
+// One shadow record per 4-byte word of a cudaMalloc'ed buffer that a check-mode kernel has stored to (made at its
+// first such store, src/check_global.cpp): the word's last writer. Blocks run on several OS threads, so `key`, which
+// says whose record it is, is read and written atomically: the launch (bits 32..63; an earlier launch's record means
+// "not written in this launch"), the writer's block (its linear id, bits 1..31) and whether the write was atomic or
+// volatile (bit 0: such accesses do not race with each other).
+struct GlobalWord {
+  std::uint64_t key;
+  std::uint32_t epoch;   // the writer's barrier interval (Hot::epoch of the worker that ran its block)
+  std::uint32_t wsync;   // the warp rendezvous its warp had completed
+  std::uint32_t site;    // Site::id of the store
+  std::uint16_t thread;  // linear id in its block
+  std::uint8_t bytes;    // the bytes of the word it wrote
+  std::uint8_t same;     // 1: a plain store of the bytes the word held (`*found = 1;`), which only a change races with
+};
+static_assert(sizeof(GlobalWord) == 24, "24 bytes of shadow per 4-byte word");
+constexpr std::uint64_t kLaunchBits = 0xffffffff00000000ull;
+constexpr std::uint64_t kAtomicWrite = 1;
+
+// Per block of a check-mode launch (src/check_global.cpp): whether one of its threads has called __threadfence()
+// (fenced), and whether one has made an atomic or volatile access outside shared memory (synced).
+constexpr std::uint8_t kBlockFenced = 1, kBlockSynced = 2;
+
 struct Hot {
   std::uint32_t epoch = 1, block_first_epoch = 1;
   // The running CUDA thread (linear id), the warp rendezvous its warp has
@@ -102,6 +124,10 @@ struct Hot {
   // The last cudaMalloc'ed buffers seen, valid while alloc_gen is current.
   std::uint64_t alloc_gen = 0;
   std::uintptr_t g_begin[kCachedBuffers] = {}, g_size[kCachedBuffers] = {};
+  GlobalWord* g_shadow[kCachedBuffers] = {};  // null: no check-mode kernel has stored to the buffer yet
+  // This launch (bits 32..63 of a GlobalWord key) and the running block's key; the running block's flags.
+  std::uint64_t launch_key = 0, block_key = 0;
+  std::uint8_t* block_flags = nullptr;
   // The running thread's stack, [stack_top - stack_bytes, stack_top) (0 until its fiber has started): the local
   // variables a __device__ function's pointer or reference parameter may point to.
   std::uintptr_t stack_top = 0, stack_bytes = 0;
@@ -239,8 +265,40 @@ COURSE_CPU_HOT bool fast_static(const Site* site, const void* root, const void* 
   return shared_fast(*h, site, id, s.words, off / 4, (off + Size - 1) / 4, kind);
 }
 
-// The fast path of an element behind a pointer (parameter, extern __shared__).
+// The fast path of an access of words w[0 .. Size/4) of a buffer with a shadow: false if another thread of this block
+// wrote one of them in this barrier interval (unordered), or another block in this launch: the slow path decides
+// (check_global.cpp). Else checked, and recorded if it writes (a plain access: volatile ones take the slow path).
 template <std::size_t Size>
+COURSE_CPU_HOT bool global_fast(Hot& h, const Site* site, GlobalWord* w, Access kind) {
+  constexpr std::size_t n = Size / 4;
+  const int id = site_id(site);
+  if (id == 0) return false;  // a site not seen yet
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t key = __atomic_load_n(&w[i].key, __ATOMIC_RELAXED);
+    if ((key & kLaunchBits) != h.launch_key) continue;                       // not written in this launch
+    if ((key | kAtomicWrite) != (h.block_key | kAtomicWrite)) return false;  // another block's write
+    const GlobalWord& g = w[i];
+    if (g.epoch != h.epoch || g.thread == h.me) continue;
+    if ((g.thread >> 5) == (h.me >> 5) && g.wsync < h.my_full) continue;  // ordered by a warp rendezvous
+    return false;
+  }
+  if (writes(kind)) {
+    const std::uint64_t key = h.block_key;
+    for (std::size_t i = 0; i < n; ++i) {
+      w[i].epoch = h.epoch;
+      w[i].wsync = h.my_wsync;
+      w[i].site = static_cast<std::uint32_t>(id);
+      w[i].thread = static_cast<std::uint16_t>(h.me);
+      w[i].bytes = 0xF;
+      w[i].same = 0;
+      __atomic_store_n(&w[i].key, key, __ATOMIC_RELAXED);
+    }
+  }
+  return true;
+}
+
+// The fast path of an element behind a pointer (parameter, extern __shared__).
+template <std::size_t Size, bool Volatile = false>
 COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void* p, Access kind) {
   Hot* h = tl_hot;
   if (h == nullptr) return true;
@@ -249,7 +307,15 @@ COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void*
   if (h->alloc_gen == g_allocation_generation.load(std::memory_order_relaxed)) {
     for (int k = 0; k < kCachedBuffers; ++k) {
       const std::uintptr_t begin = h->g_begin[k];
-      if (b - begin < h->g_size[k]) return a >= begin && (a - begin) + Size <= h->g_size[k];
+      if (b - begin < h->g_size[k]) {
+        if (a < begin || (a - begin) + Size > h->g_size[k]) return false;
+        if (kind == Access::none || kind == Access::bounds) return true;
+        GlobalWord* shadow = h->g_shadow[k];
+        if (shadow == nullptr) return !writes(kind);            // the first store makes the shadow (slow path)
+        if constexpr (Size % 4 != 0 || Volatile) return false;  // parts of words, volatile: the slow path
+        if (((a - begin) & 3u) != 0) return false;
+        return global_fast<Size>(*h, site, shadow + (a - begin) / 4, kind);
+      }
     }
   }
   if (b - h->arena_begin < h->arena_span) {

@@ -123,9 +123,6 @@ inline void inline_ptx() {
 #define __all_sync(mask, pred) (__ballot_sync((mask), (pred)) == ((mask) & ::course_cpu::detail::warp_lanes()))
 
 #define __activemask() ::course_cpu::detail::activemask(__LINE__, __COUNTER__)
-inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline long long clock64() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -140,6 +137,9 @@ struct Hot;
 extern constinit thread_local Hot* tl_hot;  // set while a check-mode launch runs a CUDA thread
 }  // namespace course_cpu::check
 namespace course_cpu::detail {
+// Check mode: the running block has called __threadfence(), so another block that has made an atomic access may read
+// what it wrote before (src/check_global.cpp).
+void note_threadfence();
 bool check_atomic(const volatile void* address, std::size_t bytes, const char* op, const char* file, unsigned line);
 template <class T>
 [[gnu::always_inline]] inline bool atomic_checked(T* a, const char* op, const std::source_location& at) {
@@ -154,6 +154,13 @@ inline T atomic_update(T* address, F f) {
   return old;
 }
 }  // namespace course_cpu::detail
+
+inline void __threadfence() {
+  if (::course_cpu::check::tl_hot != nullptr) ::course_cpu::detail::note_threadfence();
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { __threadfence(); }
 
 // Every atomic takes its caller's location (for check mode) and skips what check mode reports.
 #define COURSE_CPU_ATOMIC_AT std::source_location at = std::source_location::current()
