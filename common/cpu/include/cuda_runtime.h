@@ -121,14 +121,17 @@ inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t co
                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
   (void)kind;  // src may be device memory (cudaMemcpyDeviceToDevice): cudaMemcpy may read it
-  return cudaMemcpy(reinterpret_cast<char*>(&symbol) + offset, src, count, cudaMemcpyDefault);
+  // (a volatile symbol, `__device__ volatile int flags[16]`, is copied too, as nvcc's cast to void* does)
+  char* bytes = const_cast<char*>(reinterpret_cast<const volatile char*>(&symbol));
+  return cudaMemcpy(bytes + offset, src, count, cudaMemcpyDefault);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
                                         cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
   (void)kind;  // dst may be device memory (cudaMemcpyDeviceToDevice): cudaMemcpy may write it
-  return cudaMemcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count, cudaMemcpyDefault);
+  const char* bytes = const_cast<const char*>(reinterpret_cast<const volatile char*>(&symbol));
+  return cudaMemcpy(dst, bytes + offset, count, cudaMemcpyDefault);
 }
 template <class T>
 inline cudaError_t cudaMemcpyToSymbolAsync(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,

@@ -81,8 +81,30 @@ std::string Rewriter::checked_root(std::size_t k, const Function& fn) const {
   return root + name + ", " + site_lambda(name, local, fn.device_param(name)) + ")";
 }
 
+bool Rewriter::comparison_star(std::size_t k, const Function& fn, const std::set<std::string>& local) const {
+  const std::size_t p = prev(k), q = next(k), after = next(q);
+  if (!is_punct(p, ">") || !checked_name(q, fn, local)) return false;
+  const std::size_t before = prev(p);  // `x > *p`, `f(x) > *p`, `a[i] > *p`, `2 > *p`; `Foo<Bar> *p` declares
+  if (before == npos ||
+      !(is_ident(before) || is_punct(before, ")") || is_punct(before, "]") || toks_[before].kind == Tok::number))
+    return false;
+  for (std::string_view op : {"&&", "||", "?", ":", "]"})
+    if (is_punct(after, op)) return true;
+  if (is_punct(after, ")")) {  // `if (x > *p)`, `f(x > *p)`; not a lambda's parameter `[](Foo<T> *p)`
+    const std::size_t open = match_back(after);
+    return open != npos && open > fn.body_open && !is_punct(prev(open), "]");
+  }
+  if (!is_punct(after, ";")) return false;
+  // `bool b = x > *p;`, `return x > *p;`, not the declaration `Foo<Bar> *p;`: an `=` or `return` before the `>`.
+  for (std::size_t t = prev(p); t != npos && t > fn.body_open; t = prev(t)) {
+    if (is_punct(t, ";") || is_punct(t, "{") || is_punct(t, "}")) return false;
+    if (is_punct(t, "=") || is_ident(t, "return")) return true;
+  }
+  return false;
+}
+
 bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::string>& local, Deref* d) const {
-  if (!is_punct(k, "*") || !unary_star(k, fn)) return false;
+  if (!is_punct(k, "*") || !(unary_star(k, fn) || comparison_star(k, fn, local))) return false;
   const std::size_t q = next(k);
   // A postfix operator after the operand binds first: `*(p + 1)[2]` is `*((p + 1)[2])`, left alone.
   const auto postfix = [&](std::size_t t) {
@@ -108,7 +130,8 @@ bool Rewriter::deref_at(std::size_t k, const Function& fn, const std::set<std::s
       *d = Deref{Deref::step, q, after, after};
       return true;
     }
-    if (postfix(after) || is_punct(after, "::") || is_punct(after, "<")) return false;
+    // (A checked name is a variable: a `<` after it compares, `*p < x`; it opens no template arguments.)
+    if (postfix(after) || is_punct(after, "::")) return false;
     // `T (*name)[N] = ...;` declares a pointer to rows: not a dereference.
     if (is_punct(prev(k), "(") && is_ident(prev(prev(k))) && is_punct(after, ")") && is_punct(next(after), "["))
       return false;

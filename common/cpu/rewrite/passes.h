@@ -309,6 +309,9 @@ class Rewriter {
   bool operand_position(std::size_t k, const Function& fn) const;
   // The `*` at token k is a dereference (not a multiplication or a declarator), as far as tokens tell.
   bool unary_star(std::size_t k, const Function& fn) const;
+  // The `*` at token k dereferences a checked name right after a `>` that compares (`if (x > *p)`, `b = x > *p;`),
+  // which unary_star() leaves alone as a possible template's `>` (`Foo<Bar> *p;` declares).
+  bool comparison_star(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
   // A shared array, a pointer parameter, a local pointer or an auto local at token k (not a member's name).
   bool checked_name(std::size_t k, const Function& fn, const std::set<std::string>& local) const;
   // `::course_cpu::check::root(p, SITE)` for the checked name at token k (root_or_self for an auto local).

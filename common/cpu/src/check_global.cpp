@@ -17,8 +17,10 @@
 //    the other blocks' partial sums).
 // Atomics never race with atomics, and volatile loads and stores (`volatile int*
 // flag`) count as such too (PTX treats them as relaxed operations; `+=` on a
-// volatile element is still a read and a separate write); a plain read and an
-// atomicCAS do not race (a CAS loop's first guess); a plain store of the bytes
+// volatile element is still a read and a separate write); a plain read of a
+// word that other threads change with atomics only is no race either (a CAS
+// loop's first guess, `if (v > *m) atomicMax(m, v);`: it reads one of the
+// word's values, whole, and the atomic decides); a plain store of the bytes
 // the word already holds races only with an access that changes it (`*done = 1;` by every block does not race).
 // Only the last writer is kept: a read followed, in the same interval, by
 // another thread's write of the word is not seen (a store-only shadow keeps the
@@ -73,6 +75,36 @@ void note_block_flag(std::uint8_t flag) {
 
 void note_threadfence() { note_block_flag(check::kBlockFenced); }
 
+namespace {
+// Blocks run on several OS threads: the check and the record of one access's words are made under a lock of their
+// 16 bytes, so that two blocks writing different bytes of one word (`char` pixels) at once do not tear its record
+// (one block's key with the other's bytes). The fast path, which takes whole words only, needs none: two whole-word
+// writes of one word by different blocks race anyway.
+std::atomic_flag g_word_locks[256];
+
+class WordLocks {
+ public:
+  WordLocks(std::uintptr_t first_byte, std::uintptr_t last_byte)
+      : lo_(slot(first_byte)), hi_(slot(last_byte)) {  // (at most 16 bytes: two neighbouring slots, taken in order)
+    lock(lo_);
+    if (hi_ != lo_) lock(hi_);
+  }
+  ~WordLocks() {
+    if (hi_ != lo_) g_word_locks[hi_].clear(std::memory_order_release);
+    g_word_locks[lo_].clear(std::memory_order_release);
+  }
+  WordLocks(const WordLocks&) = delete;
+  WordLocks& operator=(const WordLocks&) = delete;
+
+ private:
+  static std::size_t slot(std::uintptr_t byte) { return (byte >> 4) % 256; }
+  static void lock(std::size_t i) {
+    while (g_word_locks[i].test_and_set(std::memory_order_acquire)) __builtin_ia32_pause();
+  }
+  std::size_t lo_, hi_;
+};
+}  // namespace
+
 bool global_access(const Who& who, CheckState& c, const Allocation& a, const check::AccessInfo& info,
                    check::Access kind) {
   if (kind == check::Access::none || kind == check::Access::bounds) return true;
@@ -87,31 +119,34 @@ bool global_access(const Who& who, CheckState& c, const Allocation& a, const che
     const auto addr = reinterpret_cast<std::uintptr_t>(info.addr);
     const std::size_t first = (addr - a.begin) / 4, last = (addr - a.begin + info.elem_size - 1) / 4;
     // A plain store of the bytes the element already holds: it races with no access but a change of the word (by
-    // either thread, before or after it: block 0 zeroing a total other blocks add to with atomics).
-    const bool keeps = info.stored != nullptr && write && !read && !relaxed &&
-                       std::memcmp(info.addr, info.stored, info.elem_size) == 0;
+    // either thread, before or after it: block 0 zeroing a total other blocks add to with atomics). Compared after
+    // the word's record is read: another block stores its value before its record (global_fast).
+    const bool plain_store = info.stored != nullptr && write && !read && !relaxed;
+    const auto keeps_value = [&] { return plain_store && std::memcmp(info.addr, info.stored, info.elem_size) == 0; };
     const unsigned me = who.t.linear;
     const std::uint32_t my_wsync = who.w.block.warp_sync[me >> 5];
     const int id = ensure_site(c, info.site);
+    const WordLocks locked(addr, addr + info.elem_size - 1);
     for (std::size_t i = first; i <= last; ++i) {
       check::GlobalWord& g = shadow[i];
-      const std::uint64_t key = __atomic_load_n(&g.key, __ATOMIC_RELAXED);
+      const std::uint64_t key = __atomic_load_n(&g.key, __ATOMIC_ACQUIRE);
       // The bytes of word i this access covers.
       const std::uintptr_t word = a.begin + 4 * i;
       const std::uintptr_t lo = std::max(addr, word) - word, hi = std::min(addr + info.elem_size, word + 4) - word;
       const auto bytes = static_cast<std::uint8_t>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
       if ((key & check::kLaunchBits) == h.launch_key && (g.bytes & bytes) != 0) {
         const bool same_block = (key | check::kAtomicWrite) == (h.block_key | check::kAtomicWrite);
-        const check::Site* other_site = site_by_id(static_cast<int>(g.site));
         const bool writer_relaxed = (key & check::kAtomicWrite) != 0;
-        const bool exempt = (relaxed && writer_relaxed) ||
-                            (read && !write && writer_relaxed && other_site->compare_and_swap) ||  // a CAS loop's guess
-                            keeps || (g.same != 0 && !write);  // the value the word already held
+        // A plain read of a word another thread changes only with atomics reads one of its values, whole: a CAS
+        // loop's first guess, `if (v > *m) atomicMax(m, v);`, `!visited[v] && atomicExch(&visited[v], 1) == 0`.
+        const bool exempt = (relaxed && writer_relaxed) || (read && !write && writer_relaxed) || keeps_value() ||
+                            (g.same != 0 && !write);  // the value the word already held
         const bool unordered =
             same_block ? g.epoch == h.epoch && g.thread != me &&
                              !warp_ordered(who.w.block, g.thread, g.wsync, me, my_wsync, who.w.block.warp_full[me >> 5])
                        : !released(h, key);
         if (unordered && !exempt) {
+          const check::Site* other_site = site_by_id(static_cast<int>(g.site));
           const GlobalWriter other{g.thread, same_block ? -1 : static_cast<long long>(block_of(key)), other_site->line,
                                    other_site->var, g.wsync};
           report(who, "race", info, [&] { return global_race_text(who, kind, info, other, my_wsync); });
@@ -120,6 +155,9 @@ bool global_access(const Who& who, CheckState& c, const Allocation& a, const che
       }
     }
     if (write) {
+      const bool keeps = keeps_value();
+      // A plain store's value goes to memory before the record (the caller stores it again), as in the fast path.
+      if (info.stored != nullptr && !read) std::memcpy(const_cast<void*>(info.addr), info.stored, info.elem_size);
       const std::uint64_t key = h.block_key | (relaxed ? check::kAtomicWrite : 0);
       for (std::size_t i = first; i <= last; ++i) {
         check::GlobalWord& g = shadow[i];
@@ -137,7 +175,7 @@ bool global_access(const Who& who, CheckState& c, const Allocation& a, const che
         g.thread = static_cast<std::uint16_t>(me);
         g.bytes = static_cast<std::uint8_t>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
         g.same = keeps ? 1 : 0;
-        __atomic_store_n(&g.key, key, __ATOMIC_RELAXED);
+        __atomic_store_n(&g.key, key, __ATOMIC_RELEASE);
       }
     }
   }
@@ -146,3 +184,7 @@ bool global_access(const Who& who, CheckState& c, const Allocation& a, const che
 }
 
 }  // namespace course_cpu::detail
+
+namespace course_cpu::check {
+void note_relaxed_access() { detail::note_block_flag(kBlockSynced); }
+}  // namespace course_cpu::check

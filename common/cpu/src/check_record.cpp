@@ -240,8 +240,10 @@ bool record(const AccessInfo& info, Access kind) {
       if (info.site->atomic) return atomic_outside_shared(who, c, info, kind);
       if (!global_allocation_of(c, info.base, &a) && !find_guarded_allocation(info.base, &a)) {
         if (info.site->local_pointer) return true;  // a local array, or not used where it points: unchecked
-        if (info.site->device_param && device_side_memory(*t, info.addr))
-          return true;  // local or __device__: unchecked
+        if (info.site->device_param && device_side_memory(*t, info.addr)) {
+          if (info.is_volatile) note_block_flag(check::kBlockSynced);  // a __device__ flag (check_global.cpp)
+          return true;                                                 // local or __device__: unchecked
+        }
         w->illegal_address = true;
         report(who, "not-a-device-pointer", info, [&] { return not_a_device_pointer_text(who, kind, info); });
         return false;

@@ -122,11 +122,72 @@ __global__ void casMax(const unsigned* in, unsigned* out, unsigned char* out_byt
     old = atomicCAS(out, assumed, v);
     if (old == assumed) break;
   }
+  if (v > out[1]) atomicMax(&out[1], v);  // a plain read as a hint before the atomic
   out_bytes[i] = static_cast<unsigned char>(i);
 }
 
 cudaError_t run_cas_max(const unsigned* in, unsigned* out, unsigned char* out_bytes) {
-  cudaMemset(out, 0, sizeof(unsigned));
+  cudaMemset(out, 0, 2 * sizeof(unsigned));
   casMax<<<3, 64>>>(in, out, out_bytes);
+  return cudaDeviceSynchronize();
+}
+
+__device__ volatile int chainFlags[16];
+
+__global__ void chainedBlocks(int* prefix) {
+  if (threadIdx.x != 0) return;
+  const int b = blockIdx.x;
+  int carry = 0;
+  if (b > 0) {
+    while (chainFlags[b - 1] == 0) {
+    }
+    __threadfence();
+    carry = prefix[b - 1];
+  }
+  prefix[b] = carry + 1;
+  __threadfence();
+  chainFlags[b] = 1;
+}
+
+cudaError_t run_chained_blocks(int* prefix) {
+  const int zero[16] = {};
+  cudaMemcpyToSymbol(chainFlags, zero, sizeof zero);
+  chainedBlocks<<<16, 32>>>(prefix);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void bytePixels(unsigned char* mask, int mode) {
+  const int i = blockIdx.x;
+  mask[i] = 0;
+  if ((i + mode) % 3 != 0) mask[i] = 255;
+}
+
+cudaError_t run_byte_pixels(unsigned char* mask, int n) {
+  for (int mode = 0; mode < 3; ++mode) bytePixels<<<n, 1>>>(mask, mode);
+  return cudaDeviceSynchronize();
+}
+
+__global__ void markPairs(int* found) { found[blockIdx.x / 2] = 1; }
+
+cudaError_t run_mark_pairs(int* found, int n) {
+  for (int launch = 0; launch < 3; ++launch) {
+    cudaMemset(found, 0, n / 2 * sizeof(int));
+    markPairs<<<n, 1>>>(found);
+  }
+  return cudaDeviceSynchronize();
+}
+
+__global__ void compareLimit(int* limit, const int* in, int* out) {
+  const int b = blockIdx.x;
+  if (b == 0) *limit = 50;
+  if (b > 0) {
+    out[b] = *limit < in[b] ? 1 : 0;  // @limit-compare
+    if (in[b] > *limit) out[b] += 1;  // @limit-compare-2
+  }
+}
+
+cudaError_t run_compare_limit(int* limit, const int* in, int* out) {
+  cudaMemset(limit, 0, sizeof(int));
+  compareLimit<<<16, 1>>>(limit, in, out);
   return cudaDeviceSynchronize();
 }

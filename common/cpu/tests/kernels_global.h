@@ -25,7 +25,19 @@ cudaError_t run_block_flags(int* word, int mode);
 // __syncthreads() between; 1: none (a race); 2: lane 0 of each warp stores to cell[warp] and its lanes read it after
 // a __syncwarp() (ordered); 3: the same without the __syncwarp() (a race).
 cudaError_t run_broadcast(int* cell, int* out, int mode);
-// 3 blocks of 64 threads take the maximum of in[0..192) into *out (an unsigned, zeroed here) with an atomicCAS loop
-// whose first guess is a plain read of *out; and out_bytes[t] = t for every thread (neighbouring bytes written by
-// different threads: no race).
+// 3 blocks of 64 threads take the maximum of in[0..192) into out[0] (out[0..2) zeroed here) with an atomicCAS loop
+// whose first guess is a plain read of it, and into out[1] with `if (v > out[1]) atomicMax(&out[1], v)`; and
+// out_bytes[t] = t for every thread (neighbouring bytes written by different threads: no race).
 cudaError_t run_cas_max(const unsigned* in, unsigned* out, unsigned char* out_bytes);
+// 16 blocks chained through a __device__ volatile int flags[16]: block b waits for flag b - 1, reads prefix[b - 1]
+// after a __threadfence(), stores prefix[b] = prefix[b - 1] + 1, fences and sets its flag (no race).
+cudaError_t run_chained_blocks(int* prefix);
+// Three launches of n one-thread blocks: block i stores 0 to mask[i], then 255 unless (i + launch) % 3 == 0
+// (neighbouring bytes of one word stored by different blocks at once, on different workers: no race).
+cudaError_t run_byte_pixels(unsigned char* mask, int n);
+// Three launches of n one-thread blocks (found[0 .. n/2) zeroed before each): block i stores 1 to found[i / 2], the
+// same value as its neighbour, often at the same time on another worker (no race).
+cudaError_t run_mark_pairs(int* found, int n);
+// 16 one-thread blocks: block 0 stores 50 to *limit (zeroed here), the others compare in[b] with it, as `*limit <
+// in[b]` and `in[b] > *limit` (a race between blocks).
+cudaError_t run_compare_limit(int* limit, const int* in, int* out);

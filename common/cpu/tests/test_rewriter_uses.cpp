@@ -148,6 +148,32 @@ TEST(RewriterDerefs, MultipliedAndSteppedCastDereferencesAreChecked) {
   EXPECT_FALSE(contains(out, "[0]--")) << out;
 }
 
+// A dereference compared: `*p < x` (a checked name opens no template arguments) and `x > *p` where the `>` compares
+// (closed by `)`, `&&`, `||`, `?`, `:`, `]`, or a `;` after an `=` or `return`); not the declarations `Foo<T> *p;`
+// and `Foo<T> *p = q;` nor a lambda's parameter `[](Foo<T> *p)`.
+TEST(RewriterDerefs, ComparedDereferencesAreChecked) {
+  const std::string src =
+      "__global__ void k(int* p, const int* in) {\n"
+      "  if (*p < in[0]) return;\n"
+      "  if (in[1] > *p) return;\n"
+      "  bool b = in[2] > *p;\n"
+      "  int c = (in[3] > *p && b) ? 1 : 0;\n"
+      "  Box<int> *p;\n"
+      "  Box<int> *q = nullptr;\n"
+      "  auto f = [](Box<int> *p) { return p; };\n"
+      "}\n";
+  const std::string out = body(src, Mode::check);
+  EXPECT_EQ(lines(out), lines(src));
+  const std::string deref = "::course_cpu::check::value(::course_cpu::check::root(p, ";
+  EXPECT_TRUE(contains(out, "if (" + deref)) << out;
+  EXPECT_TRUE(contains(out, "> " + deref)) << out;
+  EXPECT_TRUE(contains(out, "bool b = ::course_cpu::check::value(COURSE_CHECKED(in, __LINE__)[2]) > " + deref)) << out;
+  EXPECT_TRUE(contains(out, "[3]) > " + deref)) << out;
+  EXPECT_TRUE(contains(out, "  Box<int> *p;\n")) << out;
+  EXPECT_TRUE(contains(out, "  Box<int> *q = nullptr;\n")) << out;
+  EXPECT_TRUE(contains(out, "[](Box<int> *p) { return p; };")) << out;
+}
+
 // A __device__ function's reference parameter of a class type (`KV& a`): each use is checked as the same use of `*p`
 // would be with p = &a, through root(address_of(a), SITE) (a site named `a`, of a __device__ function's parameter):
 // members with their use marked, whole uses as a store or a load; what is not an expression of `a` (a capture, a call

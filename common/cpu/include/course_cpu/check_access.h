@@ -90,6 +90,10 @@ inline const void* untyped(const volatile void* p) { return const_cast<const voi
 // A checked subscript whose element address is not a multiple of the element type's alignment: reports it and stops
 // the block (inside a check-mode kernel; returns in host code). src/check_alignment.cpp.
 void misaligned(const Site* site, const void* address, std::size_t alignment, long long index);
+// A volatile access outside shared memory and the cudaMalloc'ed buffers (a `__device__ volatile int flags[16]`
+// element): the running block may take other blocks' fenced writes as ordered before its later reads, as after an
+// atomic (src/check_global.cpp).
+void note_relaxed_access();
 // Storage that absorbs accesses that must not happen.
 void* scratch(std::size_t bytes);
 // Makes a static __shared__ array known to the running block, so pointers into

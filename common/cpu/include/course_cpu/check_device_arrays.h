@@ -1,8 +1,8 @@
 // CPU backend of the course, check mode: the file's own __device__ and __constant__ arrays
 // (`__constant__ float weights[2 * R + 1];`, `__device__ int table[64];`). course-rewrite writes each subscript of
 // one in device code as `COURSE_CHECKED_DEVICE_ARRAY(weights, __LINE__, kind)[i]`: the index is checked against the
-// declared extent and the element itself is used (a plain reference: global memory has no shadow, and its races are
-// not checked). An index past the extent is reported as out-of-bounds, like a __shared__ array's, and the access goes
+// declared extent and the element itself is used (a plain reference: these arrays have no shadow, and their races
+// are not checked; a volatile element counts as the block's atomic access for the order between blocks). An index past the extent is reported as out-of-bounds, like a __shared__ array's, and the access goes
 // to a zeroed scratch element instead.
 #pragma once
 
@@ -41,6 +41,7 @@ class DeviceArrayView {
         index[D] = idx;
         return DeviceArrayView<Root, Elem, D + 1>(site_, e, kind_, index);
       } else {
+        if constexpr (std::is_volatile_v<Elem>) note_relaxed_access();  // a flag another block sets (check_global)
         return static_cast<Elem&>(*e);
       }
     }

@@ -27,7 +27,7 @@ struct ArrayLoc {
   long long index[kRank];
 
   template <std::size_t Size, bool Volatile = false>
-  COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
+  COURSE_CPU_HOT bool fast(const void* p, Access kind, const void* = nullptr) const {
     return fast_static<Size>(site, untyped(root), p, bad != 0, kind);
   }
   AccessInfo info(const void* p, std::size_t elem_size) const {
@@ -54,8 +54,8 @@ struct PointerLoc {
   long long index;
 
   template <std::size_t Size, bool Volatile = false>
-  COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
-    return fast_pointer<Size, Volatile>(site, untyped(base), p, kind);
+  COURSE_CPU_HOT bool fast(const void* p, Access kind, const void* value = nullptr) const {
+    return fast_pointer<Size, Volatile>(site, untyped(base), p, kind, value);
   }
   AccessInfo info(const void* p, std::size_t elem_size) const {
     AccessInfo i;
@@ -172,7 +172,7 @@ class ElemRef {
 
   V load() const { return ok(Access::read) ? static_cast<V>(*p_) : V{}; }
   void store(const V& v) {
-    if (loc_.template fast<sizeof(T), std::is_volatile_v<T>>(untyped(p_), Access::write)) [[likely]] {
+    if (loc_.template fast<sizeof(T), std::is_volatile_v<T>>(untyped(p_), Access::write, &v)) [[likely]] {
       *p_ = v;
       return;
     }
@@ -273,8 +273,8 @@ struct MemberLoc {
   std::uint16_t element_size;
 
   template <std::size_t Size, bool Volatile = false>
-  COURSE_CPU_HOT bool fast(const void* p, Access kind) const {
-    return loc.template fast<Size, Volatile>(p, kind);
+  COURSE_CPU_HOT bool fast(const void* p, Access kind, const void* value = nullptr) const {
+    return loc.template fast<Size, Volatile>(p, kind, value);
   }
   AccessInfo info(const void* p, std::size_t elem_size) const {
     AccessInfo i = loc.info(p, elem_size);

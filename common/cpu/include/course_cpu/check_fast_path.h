@@ -268,13 +268,15 @@ COURSE_CPU_HOT bool fast_static(const Site* site, const void* root, const void* 
 // The fast path of an access of words w[0 .. Size/4) of a buffer with a shadow: false if another thread of this block
 // wrote one of them in this barrier interval (unordered), or another block in this launch: the slow path decides
 // (check_global.cpp). Else checked, and recorded if it writes (a plain access: volatile ones take the slow path).
+// `value`: a plain store's new value, stored here already, before the record says who wrote the word, so that another
+// block that sees the record sees the value too (and can tell a store of the same value, `*found = 1;`, from a change).
 template <std::size_t Size>
-COURSE_CPU_HOT bool global_fast(Hot& h, const Site* site, GlobalWord* w, Access kind) {
+COURSE_CPU_HOT bool global_fast(Hot& h, const Site* site, GlobalWord* w, void* p, Access kind, const void* value) {
   constexpr std::size_t n = Size / 4;
   const int id = site_id(site);
   if (id == 0) return false;  // a site not seen yet
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t key = __atomic_load_n(&w[i].key, __ATOMIC_RELAXED);
+    const std::uint64_t key = __atomic_load_n(&w[i].key, __ATOMIC_ACQUIRE);
     if ((key & kLaunchBits) != h.launch_key) continue;                       // not written in this launch
     if ((key | kAtomicWrite) != (h.block_key | kAtomicWrite)) return false;  // another block's write
     const GlobalWord& g = w[i];
@@ -283,6 +285,7 @@ COURSE_CPU_HOT bool global_fast(Hot& h, const Site* site, GlobalWord* w, Access 
     return false;
   }
   if (writes(kind)) {
+    if (value != nullptr) __builtin_memcpy(p, value, Size);
     const std::uint64_t key = h.block_key;
     for (std::size_t i = 0; i < n; ++i) {
       w[i].epoch = h.epoch;
@@ -291,15 +294,17 @@ COURSE_CPU_HOT bool global_fast(Hot& h, const Site* site, GlobalWord* w, Access 
       w[i].thread = static_cast<std::uint16_t>(h.me);
       w[i].bytes = 0xF;
       w[i].same = 0;
-      __atomic_store_n(&w[i].key, key, __ATOMIC_RELAXED);
+      __atomic_store_n(&w[i].key, key, __ATOMIC_RELEASE);
     }
   }
   return true;
 }
 
-// The fast path of an element behind a pointer (parameter, extern __shared__).
+// The fast path of an element behind a pointer (parameter, extern __shared__). `value`: a plain store's value (the
+// caller stores it too), or null.
 template <std::size_t Size, bool Volatile = false>
-COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void* p, Access kind) {
+COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void* p, Access kind,
+                                 const void* value = nullptr) {
   Hot* h = tl_hot;
   if (h == nullptr) return true;
   const auto b = reinterpret_cast<std::uintptr_t>(base);
@@ -314,7 +319,7 @@ COURSE_CPU_HOT bool fast_pointer(const Site* site, const void* base, const void*
         if (shadow == nullptr) return !writes(kind);            // the first store makes the shadow (slow path)
         if constexpr (Size % 4 != 0 || Volatile) return false;  // parts of words, volatile: the slow path
         if (((a - begin) & 3u) != 0) return false;
-        return global_fast<Size>(*h, site, shadow + (a - begin) / 4, kind);
+        return global_fast<Size>(*h, site, shadow + (a - begin) / 4, const_cast<void*>(p), kind, value);
       }
     }
   }
