@@ -21,12 +21,14 @@
 // word that other threads change with atomics only is no race either (a CAS
 // loop's first guess, `if (v > *m) atomicMax(m, v);`: it reads one of the
 // word's values, whole, and the atomic decides); a plain store of the bytes
-// the word already holds races only with an access that changes it (`*done = 1;` by every block does not race).
+// the word already holds races only with an access that changes it (`*done =
+// 1;` by every block does not race).
 // Only the last writer is kept: a read followed, in the same interval, by
 // another thread's write of the word is not seen (a store-only shadow keeps the
 // cost of an access to a few comparisons).
 #include "check_messages.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <vector>
@@ -48,6 +50,12 @@ std::uint8_t flags_of(std::uint64_t block) {
 std::uint64_t block_of(std::uint64_t key) { return (key >> 1) & 0x7fffffffu; }
 
 // Whether the accessing thread may take the word's last write (`g`, of another block) as ordered before its access.
+// The bytes of the word at `word` that an access of `size` bytes at `addr` covers (bit i: byte i).
+std::uint8_t word_bytes(std::uintptr_t addr, std::size_t size, std::uintptr_t word) {
+  const std::uintptr_t lo = std::max(addr, word) - word, hi = std::min(addr + size, word + 4) - word;
+  return static_cast<std::uint8_t>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
 bool released(const check::Hot& h, std::uint64_t key) {
   const bool writer_fenced = (key & check::kAtomicWrite) != 0 || (flags_of(block_of(key)) & check::kBlockFenced) != 0;
   return writer_fenced && (*h.block_flags & check::kBlockSynced) != 0;
@@ -84,8 +92,9 @@ std::atomic_flag g_word_locks[256];
 
 class WordLocks {
  public:
+  // (At most 16 bytes: one slot or two, taken in the order of their numbers.)
   WordLocks(std::uintptr_t first_byte, std::uintptr_t last_byte)
-      : lo_(slot(first_byte)), hi_(slot(last_byte)) {  // (at most 16 bytes: two neighbouring slots, taken in order)
+      : lo_(std::min(slot(first_byte), slot(last_byte))), hi_(std::max(slot(first_byte), slot(last_byte))) {
     lock(lo_);
     if (hi_ != lo_) lock(hi_);
   }
@@ -130,10 +139,7 @@ bool global_access(const Who& who, CheckState& c, const Allocation& a, const che
     for (std::size_t i = first; i <= last; ++i) {
       check::GlobalWord& g = shadow[i];
       const std::uint64_t key = __atomic_load_n(&g.key, __ATOMIC_ACQUIRE);
-      // The bytes of word i this access covers.
-      const std::uintptr_t word = a.begin + 4 * i;
-      const std::uintptr_t lo = std::max(addr, word) - word, hi = std::min(addr + info.elem_size, word + 4) - word;
-      const auto bytes = static_cast<std::uint8_t>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+      const std::uint8_t bytes = word_bytes(addr, info.elem_size, a.begin + 4 * i);
       if ((key & check::kLaunchBits) == h.launch_key && (g.bytes & bytes) != 0) {
         const bool same_block = (key | check::kAtomicWrite) == (h.block_key | check::kAtomicWrite);
         const bool writer_relaxed = (key & check::kAtomicWrite) != 0;
@@ -167,13 +173,11 @@ bool global_access(const Who& who, CheckState& c, const Allocation& a, const che
         const std::uint64_t old = __atomic_load_n(&g.key, __ATOMIC_RELAXED);
         if ((old & check::kLaunchBits) == h.launch_key && (keeps || (relaxed && (old & check::kAtomicWrite) == 0)))
           continue;
-        const std::uintptr_t word = a.begin + 4 * i;
-        const std::uintptr_t lo = std::max(addr, word) - word, hi = std::min(addr + info.elem_size, word + 4) - word;
         g.epoch = h.epoch;
         g.wsync = my_wsync;
         g.site = static_cast<std::uint32_t>(id);
         g.thread = static_cast<std::uint16_t>(me);
-        g.bytes = static_cast<std::uint8_t>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+        g.bytes = word_bytes(addr, info.elem_size, a.begin + 4 * i);
         g.same = keeps ? 1 : 0;
         __atomic_store_n(&g.key, key, __ATOMIC_RELEASE);
       }

@@ -13,17 +13,17 @@ cudaError_t run_block_histogram(int* bins, int mode);
 // stores 1 to out[5] (the same value: no race) and its sum to out[1 + blockIdx.x]. *out is zeroed here before.
 cudaError_t run_block_sums(const float* in, float* out, int mode);
 // The one-pass reduction of the CUDA samples' threadFenceReduction: 4 blocks of 64 threads store their sums to
-// partial[b] (zeroed here), the last block (by an atomicInc ticket on *ticket, a cudaMalloc'ed word) adds them up, stores the total
-// to *out and to partial[0], and resets the ticket. Mode 0: __threadfence() between the store and the ticket; 1:
-// without it (a race: the last block may read a partial sum not yet visible); 2: no ticket, block 3 reads the partial
-// sums (a race).
+// partial[b] (zeroed here), the last block (by an atomicInc ticket on *ticket, a cudaMalloc'ed word) adds them up,
+// stores the total to *out and to partial[0], and resets the ticket. Mode 0: __threadfence() between the store and
+// the ticket; 1: without it (a race: the last block may read a partial sum not yet visible); 2: no ticket, block 3
+// reads the partial sums (a race).
 cudaError_t run_last_block(const float* in, float* partial, float* out, unsigned* ticket, int mode);
 // 4 blocks of 32 threads; thread 0 of each block stores its block index to *word. Mode 0: through a volatile int*
 // (relaxed stores: no race); 1: through a plain int* (a race between blocks: which value remains depends on timing).
 cudaError_t run_block_flags(int* word, int mode);
-// One block of 64 threads (cell[0..2) zeroed here): thread 0 stores 7 to *cell, then every thread reads it into out[t]. Mode 0: a
-// __syncthreads() between; 1: none (a race); 2: lane 0 of each warp stores to cell[warp] and its lanes read it after
-// a __syncwarp() (ordered); 3: the same without the __syncwarp() (a race).
+// One block of 64 threads (cell[0..2) zeroed here): thread 0 stores 7 to *cell, then every thread reads it into
+// out[t]. Mode 0: a __syncthreads() between; 1: none (a race); 2: lane 0 of each warp stores to cell[warp] and its
+// lanes read it after a __syncwarp() (ordered); 3: the same without the __syncwarp() (a race).
 cudaError_t run_broadcast(int* cell, int* out, int mode);
 // 3 blocks of 64 threads take the maximum of in[0..192) into out[0] (out[0..2) zeroed here) with an atomicCAS loop
 // whose first guess is a plain read of it, and into out[1] with `if (v > out[1]) atomicMax(&out[1], v)`; and

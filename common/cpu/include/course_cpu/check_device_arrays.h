@@ -2,8 +2,9 @@
 // (`__constant__ float weights[2 * R + 1];`, `__device__ int table[64];`). course-rewrite writes each subscript of
 // one in device code as `COURSE_CHECKED_DEVICE_ARRAY(weights, __LINE__, kind)[i]`: the index is checked against the
 // declared extent and the element itself is used (a plain reference: these arrays have no shadow, and their races
-// are not checked; a volatile element counts as the block's atomic access for the order between blocks). An index past the extent is reported as out-of-bounds, like a __shared__ array's, and the access goes
-// to a zeroed scratch element instead.
+// are not checked; a volatile element counts as the block's atomic access for the order between blocks). An index
+// past the extent is reported as out-of-bounds, like a __shared__ array's, and the access goes to a zeroed scratch
+// element instead.
 #pragma once
 
 #include <course_cpu/check_access.h>
