@@ -49,16 +49,17 @@ std::uint8_t flags_of(std::uint64_t block) {
 
 std::uint64_t block_of(std::uint64_t key) { return (key >> 1) & 0x7fffffffu; }
 
-// Whether the accessing thread may take the word's last write (`g`, of another block) as ordered before its access.
+// Whether the accessing thread may take the word's last write (of another block, `key`) as ordered before its access.
 // The bytes of the word at `word` that an access of `size` bytes at `addr` covers (bit i: byte i).
 std::uint8_t word_bytes(std::uintptr_t addr, std::size_t size, std::uintptr_t word) {
   const std::uintptr_t lo = std::max(addr, word) - word, hi = std::min(addr + size, word + 4) - word;
   return static_cast<std::uint8_t>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
 }
 
-bool released(const check::Hot& h, std::uint64_t key) {
+// `relaxed`: the access itself is atomic or volatile (a poll of the flag the writer set after its fence).
+bool released(const check::Hot& h, std::uint64_t key, bool relaxed) {
   const bool writer_fenced = (key & check::kAtomicWrite) != 0 || (flags_of(block_of(key)) & check::kBlockFenced) != 0;
-  return writer_fenced && (*h.block_flags & check::kBlockSynced) != 0;
+  return writer_fenced && (relaxed || (*h.block_flags & check::kBlockSynced) != 0);
 }
 
 }  // namespace
@@ -150,7 +151,7 @@ bool global_access(const Who& who, CheckState& c, const Allocation& a, const che
         const bool unordered =
             same_block ? g.epoch == h.epoch && g.thread != me &&
                              !warp_ordered(who.w.block, g.thread, g.wsync, me, my_wsync, who.w.block.warp_full[me >> 5])
-                       : !released(h, key);
+                       : !released(h, key, relaxed);
         if (unordered && !exempt) {
           const check::Site* other_site = site_by_id(static_cast<int>(g.site));
           const GlobalWriter other{g.thread, same_block ? -1 : static_cast<long long>(block_of(key)), other_site->line,

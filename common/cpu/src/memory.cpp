@@ -22,6 +22,7 @@
 #include <course_cpu/sharing.h>
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -252,6 +253,15 @@ bool find_guarded_allocation(const void* p, Allocation* out) {
 std::uint64_t allocation_generation() { return check::g_allocation_generation.load(std::memory_order_acquire); }
 
 namespace {
+// Whether a memfd of `bytes` stays within the process's file-size limit. A memfd counts against RLIMIT_FSIZE, and
+// growing one past it kills the process (SIGXFSZ): the grader's sandbox limits files to 64 MiB, so a larger
+// allocation in the sandboxed worker (a student's own workspace) is anonymous memory instead. Only the judge's
+// buffers, which have no such limit, are shared with another process (export_allocation needs the memfd).
+bool fits_file_size_limit(std::size_t bytes) {
+  rlimit r{};
+  return getrlimit(RLIMIT_FSIZE, &r) != 0 || r.rlim_cur == RLIM_INFINITY || bytes <= r.rlim_cur;
+}
+
 cudaError_t allocate(void** ptr, std::size_t size, bool host, bool managed) {
   if (ptr == nullptr) return set_last_error(cudaErrorInvalidValue);
   *ptr = nullptr;
@@ -266,7 +276,7 @@ cudaError_t allocate(void** ptr, std::size_t size, bool host, bool managed) {
     if (!host && r.device_bytes + size > total_device_memory()) return set_last_error(cudaErrorMemoryAllocation);
   }
   int fd = -1;
-  if (!host) {
+  if (!host && fits_file_size_limit(map_len - page)) {
     fd = memfd_create("course-device-memory", MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, static_cast<off_t>(map_len - page)) != 0) {
       if (fd >= 0) close(fd);
@@ -281,7 +291,7 @@ cudaError_t allocate(void** ptr, std::size_t size, bool host, bool managed) {
                     : reserve_device_range(map_len);
   if (base == MAP_FAILED ||
       (fd >= 0 && mmap(base, map_len - page, data_protection(guarded), MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) ||
-      (fd < 0 && mprotect(base, map_len - page, PROT_READ | PROT_WRITE) != 0)) {
+      (fd < 0 && mprotect(base, map_len - page, data_protection(guarded)) != 0)) {
     if (base != MAP_FAILED) munmap(base, map_len);
     if (fd >= 0) close(fd);
     return set_last_error(cudaErrorMemoryAllocation);

@@ -149,10 +149,31 @@ __global__ void chainedBlocks(int* prefix) {
   chainFlags[b] = 1;
 }
 
-cudaError_t run_chained_blocks(int* prefix) {
-  const int zero[16] = {};
-  cudaMemcpyToSymbol(chainFlags, zero, sizeof zero);
-  chainedBlocks<<<16, 32>>>(prefix);
+// The same with the flags in a buffer, set with a plain store after the fence and polled through a volatile pointer.
+__global__ void chainedBlocksPlainFlags(int* prefix, int* flags) {
+  if (threadIdx.x != 0) return;
+  const int b = blockIdx.x;
+  int carry = 0;
+  if (b > 0) {
+    const volatile int* f = flags;
+    while (f[b - 1] == 0) {
+    }
+    carry = prefix[b - 1];
+  }
+  prefix[b] = carry + 1;
+  __threadfence();
+  flags[b] = 1;
+}
+
+cudaError_t run_chained_blocks(int* prefix, int* flags) {
+  if (flags == nullptr) {
+    const int zero[16] = {};
+    cudaMemcpyToSymbol(chainFlags, zero, sizeof zero);
+    chainedBlocks<<<16, 32>>>(prefix);
+  } else {
+    cudaMemset(flags, 0, 16 * sizeof(int));
+    chainedBlocksPlainFlags<<<16, 32>>>(prefix, flags);
+  }
   return cudaDeviceSynchronize();
 }
 

@@ -29,9 +29,10 @@ cudaError_t run_broadcast(int* cell, int* out, int mode);
 // whose first guess is a plain read of it, and into out[1] with `if (v > out[1]) atomicMax(&out[1], v)`; and
 // out_bytes[t] = t for every thread (neighbouring bytes written by different threads: no race).
 cudaError_t run_cas_max(const unsigned* in, unsigned* out, unsigned char* out_bytes);
-// 16 blocks chained through a __device__ volatile int flags[16]: block b waits for flag b - 1, reads prefix[b - 1]
-// after a __threadfence(), stores prefix[b] = prefix[b - 1] + 1, fences and sets its flag (no race).
-cudaError_t run_chained_blocks(int* prefix);
+// 16 blocks chained through a __device__ volatile int flags[16] (flags null) or through flags[16] in a buffer, set
+// plainly and polled through a volatile pointer: block b waits for flag b - 1, reads prefix[b - 1] (after a
+// __threadfence() in the first form), stores prefix[b] = prefix[b - 1] + 1, fences and sets its flag (no race).
+cudaError_t run_chained_blocks(int* prefix, int* flags);
 // Three launches of n one-thread blocks: block i stores 0 to mask[i], then 255 unless (i + launch) % 3 == 0
 // (neighbouring bytes of one word stored by different blocks at once, on different workers: no race).
 cudaError_t run_byte_pixels(unsigned char* mask, int n);
