@@ -12,7 +12,8 @@
 //  * between blocks, always: blocks of one launch run in no order a program can
 //    rely on, and no __syncthreads() spans them (`*out += block_sum;`) - unless
 //    the writer's block called __threadfence() and the accessing block has made
-//    an atomic (or volatile) access before, the CUDA samples' threadFenceReduction
+//    an atomic (or volatile) access before, or this access is one (a poll of the
+//    flag the writer set after its fence): the CUDA samples' threadFenceReduction
 //    pattern (the last block, chosen by an atomic ticket, reads and overwrites
 //    the other blocks' partial sums).
 // Atomics never race with atomics, and volatile loads and stores (`volatile int*
